@@ -1,0 +1,44 @@
+//===- DatBase.td - dat dialect definition -----------------*- tablegen -*-===//
+//
+// The dat dialect: relational-attention models as first-class IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_DIALECT_DAT_IR_DATBASE_TD
+#define DAT_DIALECT_DAT_IR_DATBASE_TD
+
+include "mlir/IR/OpBase.td"
+
+def Dat_Dialect : Dialect {
+  let name = "dat";
+  let cppNamespace = "::mlir::dat";
+  let summary = "Relational and dual attention, HYLA and algebraic positional "
+                "encodings as first-class ops";
+  let description = [{
+    The `dat` dialect models the attention family of Dual Attention
+    Transformers (relational attention, symbol retrieval, dual attention),
+    hypernetwork attention (HYLA) and algebraic positional encodings at the
+    level of whole attention computations on tensors. Keeping these
+    computations as single ops lets the compiler fuse and tile them
+    flash-style, so that no N×N (or N×N×R, N×N×d) intermediate ever reaches
+    memory.
+
+    Attention-family ops are in destination-passing style (an `outs` operand
+    provides the result's shape and storage) and implement `TilingInterface`
+    over their parallel dimensions.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let usePropertiesForAttributes = 1;
+}
+
+// Base class of every dat op: injects the dialect.
+class Dat_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dat_Dialect, mnemonic, traits>;
+
+#endif // DAT_DIALECT_DAT_IR_DATBASE_TD

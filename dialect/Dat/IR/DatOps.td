@@ -1,0 +1,116 @@
+//===- DatOps.td - dat dialect operations ------------------*- tablegen -*-===//
+//
+// Operations of the dat dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_DIALECT_DAT_IR_DATOPS_TD
+#define DAT_DIALECT_DAT_IR_DATOPS_TD
+
+include "Dat/IR/DatBase.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+def Dat_AttentionOp : Dat_Op<"attention", [
+    Pure, AttrSizedOperandSegments,
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
+  let summary = "scaled dot-product multi-head attention with grouped kv heads";
+  let description = [{
+    The core of standard multi-head attention (the `Attention` module of the
+    spec, §2, without its projections):
+
+    ```
+    S[b,h,i,j] = scale · Σ_d query[b,h,i,d] · key[b,g(h),j,d]
+    S[b,h,i,j] = -inf   where mask[i,j] is false, or causal and j > i + query_offset
+    P          = softmax_j(S)
+    result[b,h,i,e] = Σ_j P[b,h,i,j] · value[b,g(h),j,e]
+    ```
+
+    with grouped-query heads `g(h) = h floordiv (H / Hkv)`: each of the `Hkv`
+    key/value heads serves `H / Hkv` consecutive query heads.
+
+    Shapes: `query [B,H,Nq,D]`, `key [B,Hkv,Nk,D]`, `value [B,Hkv,Nk,Dv]`,
+    optional boolean `mask [Nq,Nk]` (true = may attend), `init [B,H,Nq,Dv]`
+    (destination; its contents are not read). `causal` masks keys after the
+    query's position; `query_offset` (default 0) is the global position of
+    query row 0, which lets a tile of queries, or a decoding step with a key
+    cache, keep the causal structure of the whole sequence. A row whose keys
+    are all masked produces zeros.
+
+    The op is destination-style and implements `TilingInterface` over the
+    parallel dimensions `(b, h, i, e)`; the key dimension is a softmax
+    reduction and is not tiled by this interface.
+
+    Example:
+
+    ```mlir
+    %o = dat.attention ins(%q, %k, %v : tensor<2x4x16x8xf32>,
+                           tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>)
+                       outs(%init : tensor<2x4x16x8xf32>)
+                       scale = 0.353553385 causal -> tensor<2x4x16x8xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<Index>:$query_offset,
+    AnyRankedTensor:$init,
+    F32Attr:$scale,
+    UnitProp:$causal
+  );
+  let results = (outs AnyRankedTensor:$result);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+        type($value) `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`query_offset` `(` $query_offset^ `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale (`causal` $causal^)?
+    attr-dict `->` type($result)
+  }];
+
+  let builders = [
+    OpBuilder<(ins "Value":$query, "Value":$key, "Value":$value,
+                   "Value":$init, "float":$scale, "bool":$causal,
+                   CArg<"Value", "{}">:$mask,
+                   CArg<"Value", "{}">:$queryOffset)>
+  ];
+
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+
+    RankedTensorType getQueryType() {
+      return ::llvm::cast<RankedTensorType>(getQuery().getType());
+    }
+    RankedTensorType getKeyType() {
+      return ::llvm::cast<RankedTensorType>(getKey().getType());
+    }
+    RankedTensorType getValueType() {
+      return ::llvm::cast<RankedTensorType>(getValue().getType());
+    }
+    RankedTensorType getInitType() {
+      return ::llvm::cast<RankedTensorType>(getInit().getType());
+    }
+
+    /// Number of query heads that share one key/value head (H / Hkv), or
+    /// std::nullopt when a head count is dynamic.
+    std::optional<int64_t> getGroupSize();
+  }];
+
+  let hasVerifier = 1;
+}
+
+#endif // DAT_DIALECT_DAT_IR_DATOPS_TD

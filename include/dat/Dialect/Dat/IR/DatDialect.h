@@ -1,0 +1,19 @@
+//===- DatDialect.h - dat dialect -------------------------------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_DIALECT_DAT_IR_DATDIALECT_H
+#define DAT_DIALECT_DAT_IR_DATDIALECT_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dialect.h"
+
+#include "dat/Dialect/Dat/IR/DatDialect.h.inc"
+
+#endif // DAT_DIALECT_DAT_IR_DATDIALECT_H

@@ -1,0 +1,21 @@
+//===- Patterns.h - dat rewrite patterns ------------------------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
+#define DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dat {
+
+/// Patterns that rewrite dat ops into their reference linalg/tensor form
+/// (the math of each op, one step at a time). Used by
+/// `--dat-decompose-to-linalg` and by the CPU pipeline.
+void populateDecomposeToLinalgPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::dat
+
+#endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H

@@ -1,0 +1,36 @@
+//===- Pipelines.h - dat compilation pipelines ------------------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The pipelines live here, in C++, so that dat-opt, datc and the tests run
+// exactly the same pass sequence.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_PIPELINES_PIPELINES_H
+#define DAT_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::dat {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Give every public function a C-callable "
+                     "`_mlir_ciface_` wrapper (llvm.emit_c_interface)"),
+      llvm::cl::init(true)};
+};
+
+/// dat on tensors → LLVM dialect for the host CPU: reference decomposition,
+/// bufferization, loops, LLVM.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `--dat-cpu-pipeline` (and later pipelines) with the pass
+/// registry, for dat-opt.
+void registerPipelines();
+
+} // namespace mlir::dat
+
+#endif // DAT_PIPELINES_PIPELINES_H

@@ -1,0 +1,54 @@
+//===- CPUPipeline.cpp - dat → LLVM dialect for the host CPU --------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::dat {
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  pm.addPass(createDatDecomposeToLinalg());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Plain row-major memrefs at function boundaries, so that the C interface
+  // takes ordinary strided descriptors.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  if (options.cInterface)
+    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "dat-cpu-pipeline",
+      "Lower dat ops on tensors to the LLVM dialect for the host CPU "
+      "(reference decomposition, bufferization, loops)",
+      buildCPUPipeline);
+}
+
+} // namespace mlir::dat

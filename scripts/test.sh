@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds dat and runs every test: the lit suite (dialect, transforms,
+# pipelines, integration, examples) and the GoogleTest unit tests, which lit
+# runs too. Ends with one line "N passed, N failed, N skipped".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${DAT_BUILD_DIR:-$root/build}
+
+"$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+/usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -1; }
+passed=$(( $(count Passed || true) + 0 ))
+failed=$(( $(count Failed || true) + $(count 'Unresolved' || true) + \
+           $(count 'Timed Out' || true) + $(count 'Unexpectedly Passed' || true) + 0 ))
+skipped=$(( $(count Unsupported || true) + $(count 'Expectedly Failed' || true) + 0 ))
+if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then
+  echo "no test ran"; status=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+exit "$status"

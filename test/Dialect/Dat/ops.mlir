@@ -1,0 +1,45 @@
+// RUN: dat-opt %s | FileCheck %s
+// RUN: dat-opt %s | dat-opt | FileCheck %s
+// RUN: dat-opt %s --mlir-print-op-generic | dat-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @attention_plain
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x16x8xf32>, %[[K:.+]]: tensor<2x4x16x8xf32>, %[[V:.+]]: tensor<2x4x16x8xf32>, %[[O:.+]]: tensor<2x4x16x8xf32>)
+// CHECK: dat.attention ins(%[[Q]], %[[K]], %[[V]] : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) outs(%[[O]] : tensor<2x4x16x8xf32>) scale = 0.353553385 -> tensor<2x4x16x8xf32>
+func.func @attention_plain(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>,
+                           %v: tensor<2x4x16x8xf32>, %o: tensor<2x4x16x8xf32>)
+    -> tensor<2x4x16x8xf32> {
+  %r = dat.attention ins(%q, %k, %v : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>,
+                         tensor<2x4x16x8xf32>)
+                     outs(%o : tensor<2x4x16x8xf32>) scale = 0.353553385
+                     -> tensor<2x4x16x8xf32>
+  return %r : tensor<2x4x16x8xf32>
+}
+
+// Grouped-query heads (8 query heads over 2 kv heads), a value dim that
+// differs from the key dim, a causal mask with a query offset.
+// CHECK-LABEL: func.func @attention_gqa_causal
+// CHECK: dat.attention ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<1x8x4x16xf16>, tensor<1x2x32x16xf16>, tensor<1x2x32x24xf16>) query_offset(%{{.+}}) outs(%{{.+}} : tensor<1x8x4x24xf16>) scale = 2.500000e-01 causal -> tensor<1x8x4x24xf16>
+func.func @attention_gqa_causal(%q: tensor<1x8x4x16xf16>, %k: tensor<1x2x32x16xf16>,
+                                %v: tensor<1x2x32x24xf16>, %o: tensor<1x8x4x24xf16>,
+                                %pos: index) -> tensor<1x8x4x24xf16> {
+  %r = dat.attention ins(%q, %k, %v : tensor<1x8x4x16xf16>, tensor<1x2x32x16xf16>,
+                         tensor<1x2x32x24xf16>)
+                     query_offset(%pos)
+                     outs(%o : tensor<1x8x4x24xf16>) scale = 0.25 causal
+                     -> tensor<1x8x4x24xf16>
+  return %r : tensor<1x8x4x24xf16>
+}
+
+// A boolean mask and dynamic sequence lengths.
+// CHECK-LABEL: func.func @attention_mask_dynamic
+// CHECK: dat.attention ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) mask(%{{.+}} : tensor<?x?xi1>) outs(%{{.+}} : tensor<1x2x?x8xf32>) scale = 1.000000e+00 -> tensor<1x2x?x8xf32>
+func.func @attention_mask_dynamic(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>,
+                                  %v: tensor<1x2x?x8xf32>, %m: tensor<?x?xi1>,
+                                  %o: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %r = dat.attention ins(%q, %k, %v : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>,
+                         tensor<1x2x?x8xf32>)
+                     mask(%m : tensor<?x?xi1>)
+                     outs(%o : tensor<1x2x?x8xf32>) scale = 1.0
+                     -> tensor<1x2x?x8xf32>
+  return %r : tensor<1x2x?x8xf32>
+}

@@ -1,0 +1,77 @@
+# -*- Python -*-
+# lit configuration of the dat test suite.
+
+import os
+import shutil
+
+import lit.formats
+import lit.util
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+# Running lit on the source folder: load the build's site config instead.
+if not hasattr(config, "dat_obj_root"):
+    build = os.environ.get("DAT_BUILD_DIR",
+                           os.path.join(os.path.dirname(__file__), "..", "build"))
+    site = os.path.join(build, "test", "lit.site.cfg.py")
+    if not os.path.exists(site):
+        lit_config.fatal("no lit.site.cfg.py in %s: build first or set DAT_BUILD_DIR" % build)
+    lit_config.load_config(config, site)
+    raise SystemExit
+
+config.name = "DAT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dat_obj_root, "test")
+
+# FileCheck, not, count... live in /usr/lib/llvm-22/bin, off PATH on Debian.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.dat_tools_dir, append_path=True)
+llvm_config.use_default_substitutions()
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+config.substitutions.append(("%PYTHON", config.python_executable))
+config.substitutions.append(("%dat_src_root", config.dat_src_root))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils.so")))
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils.so")))
+
+tools = [
+    "dat-opt",
+    ToolSubst("mlir-runner", unresolved="fatal"),
+    ToolSubst("mlir-translate", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, [config.dat_tools_dir, config.llvm_tools_dir])
+
+# GPU features: `cuda-toolkit` when ptxas is there (PTX/cubin can be built
+# and validated), `cuda-driver` when a CUDA driver is loadable (GPU execution
+# tests). Tests that need them say `REQUIRES:` and are UNSUPPORTED otherwise.
+ptxas = os.path.join(config.cuda_toolkit_dir, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit_dir))
+    config.substitutions.append(("%ptxas", ptxas))
+
+
+def _has_cuda_driver():
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0 \
+        and count.value > 0
+
+
+if _has_cuda_driver():
+    config.available_features.add("cuda-driver")
+else:
+    lit_config.note("no CUDA driver/GPU: GPU execution tests are UNSUPPORTED")
