@@ -77,9 +77,8 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     return v;
   };
 
-  Value query =
-      slice(getQuery(), {offsets[0], offsets[1], offsets[2], zero},
-            {sizes[0], sizes[1], sizes[2], headDim});
+  Value query = slice(getQuery(), {offsets[0], offsets[1], offsets[2], zero},
+                      {sizes[0], sizes[1], sizes[2], headDim});
   Value key = slice(getKey(), {offsets[0], kvHeadOffset, zero, zero},
                     {sizes[0], kvHeadSize, keyLen, headDim});
   Value value = slice(getValue(), {offsets[0], kvHeadOffset, zero, offsets[3]},
@@ -100,9 +99,9 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     queryOffset = getValueOrCreateConstantIndexOp(b, loc, shifted);
   }
 
-  auto tiled = AttentionOp::create(b, loc, init.getType(), query, key, value,
-                                   mask, queryOffset, init, getScaleAttr(),
-                                   getCausal());
+  auto tiled =
+      AttentionOp::create(b, loc, init.getType(), query, key, value, mask,
+                          queryOffset, init, getScaleAttr(), getCausal());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }
 

@@ -83,21 +83,20 @@ struct AttentionToLinalg final : OpRewritePattern<AttentionOp> {
 
     // S[b,h,i,j] = Σ_d q[b,h,i,d] · k[b,g(h),j,d]   (x = d)
     Value scores = filledTensor(rewriter, loc, {B, H, Nq, Nk}, accTy, zeroAttr);
-    scores =
-        linalg::GenericOp::create(
-            rewriter, loc, scores.getType(),
-            ValueRange{op.getQuery(), op.getKey()}, ValueRange{scores},
-            ArrayRef<AffineMap>{map({b, h, i, x}), map({b, kvHead, j, x}),
-                                map({b, h, i, j})},
-            ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
-            [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value qv = castFloat(nb, nl, args[0], accTy);
-              Value kv = castFloat(nb, nl, args[1], accTy);
-              Value prod = arith::MulFOp::create(nb, nl, qv, kv);
-              Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
-              linalg::YieldOp::create(nb, nl, sum);
-            })
-            .getResult(0);
+    scores = linalg::GenericOp::create(
+                 rewriter, loc, scores.getType(),
+                 ValueRange{op.getQuery(), op.getKey()}, ValueRange{scores},
+                 ArrayRef<AffineMap>{map({b, h, i, x}), map({b, kvHead, j, x}),
+                                     map({b, h, i, j})},
+                 ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
+                 [&](OpBuilder &nb, Location nl, ValueRange args) {
+                   Value qv = castFloat(nb, nl, args[0], accTy);
+                   Value kv = castFloat(nb, nl, args[1], accTy);
+                   Value prod = arith::MulFOp::create(nb, nl, qv, kv);
+                   Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
+                   linalg::YieldOp::create(nb, nl, sum);
+                 })
+                 .getResult(0);
 
     // Scale, then -inf where the mask or causality forbids the pair.
     SmallVector<Value> maskInputs;
@@ -108,37 +107,37 @@ struct AttentionToLinalg final : OpRewritePattern<AttentionOp> {
     }
     maskMaps.push_back(id4);
     Value scale = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getFloatAttr(accTy, op.getScale().convertToDouble()));
+        rewriter, loc,
+        rewriter.getFloatAttr(accTy, op.getScale().convertToDouble()));
     Value queryOffset = op.getQueryOffset();
     bool causal = op.getCausal();
     bool hasMask = op.getMask() != nullptr;
-    scores = linalg::GenericOp::create(
-                 rewriter, loc, scores.getType(), maskInputs,
-                 ValueRange{scores}, maskMaps,
-                 ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-                 [&](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
-                   Value allowed;
-                   if (hasMask)
-                     allowed = args.front();
-                   if (causal) {
-                     Value row = linalg::IndexOp::create(nb, nl, 2);
-                     if (queryOffset)
-                       row = arith::AddIOp::create(nb, nl, row, queryOffset);
-                     Value col = linalg::IndexOp::create(nb, nl, 3);
-                     Value ok = arith::CmpIOp::create(
-                         nb, nl, arith::CmpIPredicate::ule, col, row);
-                     allowed = allowed ? arith::AndIOp::create(nb, nl, allowed,
-                                                               ok)
-                                       : ok;
-                   }
-                   if (allowed) {
-                     Value negInf = arith::ConstantOp::create(nb, nl, negInfAttr);
-                     s = arith::SelectOp::create(nb, nl, allowed, s, negInf);
-                   }
-                   linalg::YieldOp::create(nb, nl, s);
-                 })
-                 .getResult(0);
+    scores =
+        linalg::GenericOp::create(
+            rewriter, loc, scores.getType(), maskInputs, ValueRange{scores},
+            maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
+              Value allowed;
+              if (hasMask)
+                allowed = args.front();
+              if (causal) {
+                Value row = linalg::IndexOp::create(nb, nl, 2);
+                if (queryOffset)
+                  row = arith::AddIOp::create(nb, nl, row, queryOffset);
+                Value col = linalg::IndexOp::create(nb, nl, 3);
+                Value ok = arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::ule, col, row);
+                allowed =
+                    allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
+              }
+              if (allowed) {
+                Value negInf = arith::ConstantOp::create(nb, nl, negInfAttr);
+                s = arith::SelectOp::create(nb, nl, allowed, s, negInf);
+              }
+              linalg::YieldOp::create(nb, nl, s);
+            })
+            .getResult(0);
 
     // m[b,h,i] = max_j S
     Value rowMax = filledTensor(rewriter, loc, {B, H, Nq}, accTy, negInfAttr);
@@ -147,7 +146,8 @@ struct AttentionToLinalg final : OpRewritePattern<AttentionOp> {
                  ValueRange{rowMax}, ArrayRef<AffineMap>{id4, rowMap},
                  ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
                  [&](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value m = arith::MaximumFOp::create(nb, nl, args[0], args[1]);
+                   Value m =
+                       arith::MaximumFOp::create(nb, nl, args[0], args[1]);
                    linalg::YieldOp::create(nb, nl, m);
                  })
                  .getResult(0);
@@ -163,8 +163,8 @@ struct AttentionToLinalg final : OpRewritePattern<AttentionOp> {
                    Value zero = arith::ConstantOp::create(nb, nl, zeroAttr);
                    Value isEmpty = arith::CmpFOp::create(
                        nb, nl, arith::CmpFPredicate::OEQ, args[0], negInf);
-                   Value m = arith::SelectOp::create(nb, nl, isEmpty, zero,
-                                                     args[0]);
+                   Value m =
+                       arith::SelectOp::create(nb, nl, isEmpty, zero, args[0]);
                    Value d = arith::SubFOp::create(nb, nl, args[1], m);
                    Value e = math::ExpOp::create(nb, nl, d);
                    linalg::YieldOp::create(nb, nl, e);

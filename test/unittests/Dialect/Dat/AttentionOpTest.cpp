@@ -62,8 +62,8 @@ protected:
 };
 
 TEST_F(AttentionOpTest, BuilderProducesValidGroupedQueryOp) {
-  EXPECT_TRUE(verifies({2, 8, 16, 32}, {2, 2, 20, 32}, {2, 2, 20, 24},
-                       {2, 8, 16, 24}))
+  EXPECT_TRUE(
+      verifies({2, 8, 16, 32}, {2, 2, 20, 32}, {2, 2, 20, 24}, {2, 8, 16, 24}))
       << lastError;
 }
 
@@ -72,9 +72,9 @@ TEST_F(AttentionOpTest, GroupSizeIsHeadsOverKvHeads) {
   auto t = [&](ArrayRef<int64_t> s) { return RankedTensorType::get(s, f32); };
   auto fn = func::FuncOp::create(
       builder, builder.getUnknownLoc(), "g",
-      builder.getFunctionType({t({1, 6, 4, 8}), t({1, 2, 4, 8}),
-                               t({1, 2, 4, 8}), t({1, 6, 4, 8})},
-                              {}));
+      builder.getFunctionType(
+          {t({1, 6, 4, 8}), t({1, 2, 4, 8}), t({1, 2, 4, 8}), t({1, 6, 4, 8})},
+          {}));
   Block *body = fn.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(body);
   auto op = AttentionOp::create(b, b.getUnknownLoc(), body->getArgument(0),
@@ -104,8 +104,8 @@ TEST_F(AttentionOpTest, RejectsMismatchedHeadDim) {
 }
 
 TEST_F(AttentionOpTest, RejectsNonFiniteScale) {
-  EXPECT_FALSE(verifies({1, 2, 4, 8}, {1, 2, 4, 8}, {1, 2, 4, 8},
-                        {1, 2, 4, 8}, INFINITY));
+  EXPECT_FALSE(verifies({1, 2, 4, 8}, {1, 2, 4, 8}, {1, 2, 4, 8}, {1, 2, 4, 8},
+                        INFINITY));
   EXPECT_NE(lastError.find("expected a finite scale"), std::string::npos)
       << lastError;
 }
