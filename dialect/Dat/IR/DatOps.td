@@ -113,4 +113,109 @@ def Dat_AttentionOp : Dat_Op<"attention", [
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// AttentionWeightsOp
+//===----------------------------------------------------------------------===//
+
+def Dat_AttentionWeightsOp : Dat_Op<"attention_weights", [
+    Pure, AttrSizedOperandSegments, DestinationStyleOpInterface]> {
+  let summary = "the softmax attention weights of dat.attention";
+  let description = [{
+    The probabilities `P` that `dat.attention` with the same operands
+    multiplies the values by (the reference modules' `need_weights=True`
+    output):
+
+    ```
+    S[b,h,i,j] = scale · Σ_d query[b,h,i,d] · key[b,g(h),j,d]
+    S[b,h,i,j] = -inf   where mask[i,j] is false, or causal and j > i + query_offset
+    result[b,h,i,j] = softmax_j(S)          (0 on rows whose keys are all masked)
+    ```
+
+    Shapes: `query [B,H,Nq,D]`, `key [B,Hkv,Nk,D]`, `mask [Nq,Nk]`,
+    `init [B,H,Nq,Nk]`. This op materializes the N×N tensor that the fused
+    kernels exist to avoid: it serves inspection and golden checks only.
+
+    ```mlir
+    %p = dat.attention_weights ins(%q, %k : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>)
+                               outs(%init : tensor<2x4x16x16xf32>)
+                               scale = 0.353553385 causal -> tensor<2x4x16x16xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<Index>:$query_offset,
+    AnyRankedTensor:$init,
+    F32Attr:$scale,
+    UnitProp:$causal
+  );
+  let results = (outs AnyRankedTensor:$result);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `:` type($query) `,` type($key) `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`query_offset` `(` $query_offset^ `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale (`causal` $causal^)?
+    attr-dict `->` type($result)
+  }];
+
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    RankedTensorType getQueryType() {
+      return ::llvm::cast<RankedTensorType>(getQuery().getType());
+    }
+    RankedTensorType getKeyType() {
+      return ::llvm::cast<RankedTensorType>(getKey().getType());
+    }
+    RankedTensorType getInitType() {
+      return ::llvm::cast<RankedTensorType>(getInit().getType());
+    }
+    std::optional<int64_t> getGroupSize();
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// RopeOp
+//===----------------------------------------------------------------------===//
+
+def Dat_RopeOp : Dat_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>,
+                                   AllTypesMatch<["cos", "sin"]>]> {
+  let summary = "rotary position embedding on interleaved pairs";
+  let description = [{
+    Rotates each interleaved pair `(x[2m], x[2m+1])` of the last axis by the
+    angle of position `t = index along axis 1`:
+
+    ```
+    result[b,t,h,2m]   = x[b,t,h,2m]·cos[t,m] − x[b,t,h,2m+1]·sin[t,m]
+    result[b,t,h,2m+1] = x[b,t,h,2m]·sin[t,m] + x[b,t,h,2m+1]·cos[t,m]
+    ```
+
+    `input` is `[B,L,H,K]` (the projections' natural layout, heads split but
+    not yet transposed), `cos`/`sin` are `[L,K/2]` (a table sliced to the
+    sequence, as the reference's `freqs_cos[:L]`). This is RoPE as in the
+    spec §1.4, the rotary special case of the orthogonal positional maps.
+
+    ```mlir
+    %r = dat.rope %x, %cos, %sin : tensor<2x16x4x8xf32>, tensor<16x4xf32> -> tensor<2x16x4x8xf32>
+    ```
+  }];
+
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$cos,
+                       AnyRankedTensor:$sin);
+  let results = (outs AnyRankedTensor:$result);
+
+  let assemblyFormat = [{
+    $input `,` $cos `,` $sin attr-dict `:` type($input) `,` type($cos) `->`
+    type($result)
+  }];
+
+  let hasVerifier = 1;
+}
+
 #endif // DAT_DIALECT_DAT_IR_DATOPS_TD

@@ -9,8 +9,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <cmath>
-
 namespace mlir::dat {
 
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
@@ -20,13 +18,19 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
         init, builder.getF32FloatAttr(scale), causal);
 }
 
-std::optional<int64_t> AttentionOp::getGroupSize() {
-  int64_t heads = getQueryType().getDimSize(1);
-  int64_t kvHeads = getKeyType().getDimSize(1);
+/// H / Hkv, or std::nullopt when a head count is dynamic or does not divide.
+static std::optional<int64_t> groupSize(RankedTensorType query,
+                                        RankedTensorType key) {
+  int64_t heads = query.getDimSize(1);
+  int64_t kvHeads = key.getDimSize(1);
   if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
       kvHeads == 0 || heads % kvHeads != 0)
     return std::nullopt;
   return heads / kvHeads;
+}
+
+std::optional<int64_t> AttentionOp::getGroupSize() {
+  return groupSize(getQueryType(), getKeyType());
 }
 
 namespace {
@@ -56,56 +60,71 @@ static std::string shapeString(RankedTensorType type) {
   return s;
 }
 
-LogicalResult AttentionOp::verify() {
+/// Verifies the operands shared by dat.attention and dat.attention_weights.
+/// `value` is null for the weights op, whose init is [B,H,Nq,Nk].
+static LogicalResult verifyAttentionLike(Operation *op, Value queryV,
+                                         Value keyV, Value valueV, Value mask,
+                                         Value initV, Type resultType,
+                                         const APFloat &scale) {
+  auto q = cast<RankedTensorType>(queryV.getType());
+  auto k = cast<RankedTensorType>(keyV.getType());
+  auto o = cast<RankedTensorType>(initV.getType());
+  RankedTensorType v =
+      valueV ? cast<RankedTensorType>(valueV.getType()) : RankedTensorType();
   struct Named {
     StringRef name;
     RankedTensorType type;
     StringRef layout;
   };
-  Named rank4[] = {{"query", getQueryType(), "[B,H,Nq,D]"},
-                   {"key", getKeyType(), "[B,Hkv,Nk,D]"},
-                   {"value", getValueType(), "[B,Hkv,Nk,Dv]"},
-                   {"init", getInitType(), "[B,H,Nq,Dv]"}};
+  SmallVector<Named> rank4 = {{"query", q, "[B,H,Nq,D]"},
+                              {"key", k, "[B,Hkv,Nk,D]"}};
+  if (v)
+    rank4.push_back({"value", v, "[B,Hkv,Nk,Dv]"});
+  rank4.push_back({"init", o, v ? "[B,H,Nq,Dv]" : "[B,H,Nq,Nk]"});
   for (const Named &n : rank4)
     if (n.type.getRank() != 4)
-      return emitOpError("expected ")
+      return op->emitOpError("expected ")
              << n.name << " to have rank 4 " << n.layout << ", got rank "
              << n.type.getRank() << " (" << shapeString(n.type) << ")";
 
-  Type elementType = getQueryType().getElementType();
+  Type elementType = q.getElementType();
   if (!isa<FloatType>(elementType))
-    return emitOpError("expected query element type to be a float, got ")
+    return op->emitOpError("expected query element type to be a float, got ")
            << elementType;
   for (const Named &n : ArrayRef(rank4).drop_front())
     if (n.type.getElementType() != elementType)
-      return emitOpError("expected ")
+      return op->emitOpError("expected ")
              << n.name << " element type " << n.type.getElementType()
              << " to match query element type " << elementType;
-  if (getResult().getType() != getInit().getType())
-    return emitOpError("expected result type ")
-           << getResult().getType() << " to match init type "
-           << getInit().getType();
+  if (resultType != o)
+    return op->emitOpError("expected result type ")
+           << resultType << " to match init type " << o;
 
-  RankedTensorType q = getQueryType(), k = getKeyType(), v = getValueType(),
-                   o = getInitType();
   SmallVector<DimConstraint> constraints = {
       {"key", k, 0, "batch", "query", q.getDimSize(0)},
-      {"value", v, 0, "batch", "query", q.getDimSize(0)},
-      {"key", k, 3, "head dim", "query", q.getDimSize(3)},
-      {"value", v, 1, "kv heads", "key", k.getDimSize(1)},
-      {"value", v, 2, "key length", "key", k.getDimSize(2)},
-      {"init", o, 0, "batch", "query", q.getDimSize(0)},
-      {"init", o, 1, "heads", "query", q.getDimSize(1)},
-      {"init", o, 2, "query length", "query", q.getDimSize(2)},
-      {"init", o, 3, "value dim", "value", v.getDimSize(3)}};
+      {"key", k, 3, "head dim", "query", q.getDimSize(3)}};
+  if (v) {
+    constraints.append({{"value", v, 0, "batch", "query", q.getDimSize(0)},
+                        {"value", v, 1, "kv heads", "key", k.getDimSize(1)},
+                        {"value", v, 2, "key length", "key", k.getDimSize(2)}});
+  }
+  constraints.append(
+      {{"init", o, 0, "batch", "query", q.getDimSize(0)},
+       {"init", o, 1, "heads", "query", q.getDimSize(1)},
+       {"init", o, 2, "query length", "query", q.getDimSize(2)}});
+  if (v)
+    constraints.push_back(
+        {"init", o, 3, "value dim", "value", v.getDimSize(3)});
+  else
+    constraints.push_back({"init", o, 3, "key length", "key", k.getDimSize(2)});
 
-  if (Value mask = getMask()) {
+  if (mask) {
     auto m = cast<RankedTensorType>(mask.getType());
     if (!m.getElementType().isInteger(1))
-      return emitOpError("expected mask element type i1, got ")
+      return op->emitOpError("expected mask element type i1, got ")
              << m.getElementType();
     if (m.getRank() != 2)
-      return emitOpError("expected mask to have rank 2 [Nq,Nk], got rank ")
+      return op->emitOpError("expected mask to have rank 2 [Nq,Nk], got rank ")
              << m.getRank() << " (" << shapeString(m) << ")";
     constraints.push_back(
         {"mask", m, 0, "query length", "query", q.getDimSize(2)});
@@ -117,23 +136,38 @@ LogicalResult AttentionOp::verify() {
     if (ShapedType::isDynamic(actual) || ShapedType::isDynamic(c.expected) ||
         actual == c.expected)
       continue;
-    return emitOpError("expected ")
+    return op->emitOpError("expected ")
            << c.operand << " dim " << c.dim << " (" << c.dimName << ") to be "
            << c.expected << " as in " << c.refOperand << ", got " << actual;
   }
 
   int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1);
   if (kvHeads == 0)
-    return emitOpError("expected key dim 1 (kv heads) to be at least 1");
+    return op->emitOpError("expected key dim 1 (kv heads) to be at least 1");
   if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
       heads % kvHeads != 0)
-    return emitOpError("expected query dim 1 (heads) ")
+    return op->emitOpError("expected query dim 1 (heads) ")
            << heads << " to be a multiple of key dim 1 (kv heads) " << kvHeads;
 
-  if (!std::isfinite(getScale().convertToFloat()))
-    return emitOpError("expected a finite scale, got ")
-           << getScale().convertToFloat();
+  if (!scale.isFinite())
+    return op->emitOpError("expected a finite scale, got ")
+           << scale.convertToFloat();
   return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttentionLike(*this, getQuery(), getKey(), getValue(), getMask(),
+                             getInit(), getResult().getType(), getScale());
+}
+
+std::optional<int64_t> AttentionWeightsOp::getGroupSize() {
+  return groupSize(getQueryType(), getKeyType());
+}
+
+LogicalResult AttentionWeightsOp::verify() {
+  return verifyAttentionLike(*this, getQuery(), getKey(), /*value=*/nullptr,
+                             getMask(), getInit(), getResult().getType(),
+                             getScale());
 }
 
 } // namespace mlir::dat

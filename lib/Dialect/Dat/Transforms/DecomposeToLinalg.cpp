@@ -11,6 +11,12 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::dat {
+
+void populateDecomposeToLinalgPatterns(RewritePatternSet &patterns) {
+  populateAttentionToLinalgPatterns(patterns);
+  populateRopeToLinalgPatterns(patterns);
+}
+
 #define GEN_PASS_DEF_DATDECOMPOSETOLINALG
 #include "dat/Dialect/Dat/Transforms/Passes.h.inc"
 

@@ -16,6 +16,10 @@ namespace mlir::dat {
 /// `--dat-decompose-to-linalg` and by the CPU pipeline.
 void populateDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 
+/// The reference lowering of each op family (all included above).
+void populateAttentionToLinalgPatterns(RewritePatternSet &patterns);
+void populateRopeToLinalgPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H

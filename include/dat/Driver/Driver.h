@@ -1,0 +1,56 @@
+//===- Driver.h - datc: model description → program -------------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_DRIVER_DRIVER_H
+#define DAT_DRIVER_DRIVER_H
+
+#include "dat/Frontend/ModelBuilder.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace dat {
+
+struct CompileOptions {
+  std::string configPath;
+  std::string weightsPath;            // or:
+  std::optional<uint64_t> randomSeed; // --random-weights SEED
+  std::string target = "cpu";         // cpu | cuda
+  std::string emit = "exe";           // exe | mlir | llvm
+  std::string outputPath;
+};
+
+/// Compiles a model description into `options.outputPath`: an executable
+/// with its weights in `<output>.weights`, or the IR of an earlier stage.
+/// Nothing is left at the output path on failure.
+llvm::Error compileModel(const CompileOptions &options);
+
+/// The `forward` function of a model description, in the dat dialect.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildModelModule(mlir::MLIRContext &ctx, const ModelConfig &config,
+                 WeightSource &weights, std::vector<SignatureEntry> &signature);
+
+/// Adds the program entry point and manifest (ProgramABI.h) to a module
+/// already lowered to the LLVM dialect.
+llvm::Error addProgramEntry(mlir::ModuleOp module,
+                            const std::vector<SignatureEntry> &signature);
+
+/// `datc check`: compiles the golden case in `caseDir`, runs it on the
+/// case's inputs, compares every output with the case's tolerance and prints
+/// a report ending in `PASS <case>` or `FAIL <case>`. Returns true on PASS.
+llvm::Expected<bool> checkCase(llvm::StringRef caseDir, llvm::StringRef target,
+                               llvm::raw_ostream &os);
+
+/// Registers every dialect, extension and translation datc needs.
+void registerDriverDialects(mlir::DialectRegistry &registry);
+
+} // namespace dat
+
+#endif // DAT_DRIVER_DRIVER_H

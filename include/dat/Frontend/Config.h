@@ -1,0 +1,48 @@
+//===- Config.h - model descriptions (config.json) --------------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// A model description names the reference class (`module`) and its
+// constructor kwargs exactly as the reference takes them, plus the tensors
+// the compiled program reads and writes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_FRONTEND_CONFIG_H
+#define DAT_FRONTEND_CONFIG_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace dat {
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype; // "float32" | "int64"
+};
+
+struct ModelConfig {
+  std::string path; // the config file, for diagnostics
+  std::string name;
+  std::string module;
+  llvm::json::Object kwargs;
+  llvm::json::Object call;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+
+  const TensorSpec *findInput(llvm::StringRef name) const;
+  bool wantsOutput(llvm::StringRef name) const;
+};
+
+/// Reads and validates `path`. Errors name the file and the offending key.
+llvm::Expected<ModelConfig> loadModelConfig(llvm::StringRef path);
+
+} // namespace dat
+
+#endif // DAT_FRONTEND_CONFIG_H

@@ -1,0 +1,111 @@
+//===- ModelBuilder.h - building dat IR from a model description -*- C++
+//-*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The state shared by the per-class frontends: the function being built
+// (inputs first, then each weight as it is first used, as arguments; the
+// requested outputs as results), typed access to the kwargs with defaults,
+// and the layer helpers (linear, head split/merge). Errors are sticky: the
+// first one is kept, later calls become no-ops, and `finish` reports it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_FRONTEND_MODELBUILDER_H
+#define DAT_FRONTEND_MODELBUILDER_H
+
+#include "dat/Frontend/Config.h"
+#include "dat/Frontend/Weights.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <set>
+
+namespace dat {
+
+/// One argument or result of the generated function, in order.
+struct SignatureEntry {
+  enum Kind { Input, Weight, Output } kind;
+  std::string name; // without the input./output. prefix
+  std::vector<int64_t> shape;
+  std::string dtype; // "float32" | "int64"
+};
+
+class ModelBuilder {
+public:
+  ModelBuilder(mlir::MLIRContext &ctx, const ModelConfig &config,
+               WeightSource &weights);
+
+  // Kwargs, read once each; `finishKwargs` reports the ones never read.
+  int64_t intArg(llvm::StringRef key);
+  int64_t intArg(llvm::StringRef key, int64_t dflt);
+  std::optional<int64_t> optIntArg(llvm::StringRef key);
+  bool boolArg(llvm::StringRef key, bool dflt);
+  double floatArg(llvm::StringRef key, double dflt);
+  std::optional<double> optFloatArg(llvm::StringRef key);
+  std::string stringArg(llvm::StringRef key, llvm::StringRef dflt);
+  /// A nested kwargs object (e.g. sa_kwargs); empty if absent or null.
+  llvm::json::Object objectArg(llvm::StringRef key);
+  bool boolCall(llvm::StringRef key, bool dflt);
+
+  /// The function argument of input `name` (shape from the config), or null
+  /// with an error if the config declares no such input.
+  mlir::Value input(llvm::StringRef name);
+  bool hasInput(llvm::StringRef name) const;
+  /// The function argument holding weight `name`, which must have `shape`.
+  mlir::Value weight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
+  bool hasWeight(llvm::StringRef name) const { return weights.has(name); }
+  /// Makes `value` the output `name`, if the config asks for it.
+  void output(llvm::StringRef name, mlir::Value value);
+  bool wantsOutput(llvm::StringRef name) const {
+    return config.wantsOutput(name);
+  }
+
+  void error(const llvm::Twine &message);
+  bool failed() const { return !firstError.empty(); }
+
+  /// Validates that every kwarg was read, every requested output produced
+  /// and every weight used; on success returns the module.
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> finish();
+  const std::vector<SignatureEntry> &signature() const { return entries; }
+
+  // Layer helpers on float32 tensors.
+  /// y[..., o] = Σ_i x[..., i] · W[o, i] (+ b[o]); W is `prefix.weight`.
+  mlir::Value linear(mlir::Value x, llvm::StringRef prefix, int64_t out,
+                     bool bias);
+  /// [B,L,H·d] -> [B,L,H,d] (head-major packing).
+  mlir::Value splitHeads(mlir::Value x, int64_t heads);
+  /// [B,L,H,d] <-> [B,H,L,d]
+  mlir::Value swapSeqHeads(mlir::Value x);
+  /// [B,H,L,d] -> [B,L,H·d]
+  mlir::Value mergeHeads(mlir::Value x);
+  mlir::Value emptyLike(llvm::ArrayRef<int64_t> shape);
+
+  mlir::OpBuilder b;
+  mlir::Location loc;
+  const ModelConfig &config;
+
+private:
+  mlir::Value addArgument(SignatureEntry entry);
+  const llvm::json::Value *kwarg(llvm::StringRef key);
+
+  WeightSource &weights;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp func;
+  std::vector<SignatureEntry> entries;
+  std::map<std::string, mlir::Value> weightArgs;
+  std::map<std::string, mlir::Value> outputs;
+  std::set<std::string> readKwargs;
+  std::string firstError;
+};
+
+/// Builds the function of `config.module` into `builder`. Errors name the
+/// config file and the offending key.
+void buildModel(ModelBuilder &builder);
+
+} // namespace dat
+
+#endif // DAT_FRONTEND_MODELBUILDER_H

@@ -1,0 +1,32 @@
+//===- ProgramABI.h - contract between datc and its programs ----*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// datc links every program from the compiled model (an object file) and the
+// runtime's `main`. The object file defines:
+//
+//   extern "C" const char dat_manifest[];  // JSON, see below
+//   extern "C" void dat_entry(void **argv);
+//
+// The manifest lists the model function's arguments and results in order:
+//
+//   {"args":    [{"name": "x", "kind": "input"|"weight", "dtype": "F32",
+//                 "shape": [2, 16, 64]}, ...],
+//    "results": [{"name": "y", "dtype": "F32", "shape": [...]}, ...]}
+//
+// `argv[0]` points to the results (the memref descriptors of every result,
+// back to back) when there are results; the next entries point to one
+// memref descriptor per argument. A descriptor of rank r is 3 + 2r 64-bit
+// words: allocated pointer, aligned pointer, offset, sizes, strides.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_RUNTIME_PROGRAMABI_H
+#define DAT_RUNTIME_PROGRAMABI_H
+
+#define DAT_ENTRY_SYMBOL "dat_entry"
+#define DAT_MANIFEST_SYMBOL "dat_manifest"
+/// The sidecar file next to a program holding its weights.
+#define DAT_WEIGHTS_SUFFIX ".weights"
+
+#endif // DAT_RUNTIME_PROGRAMABI_H

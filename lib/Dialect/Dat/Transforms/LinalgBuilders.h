@@ -1,0 +1,49 @@
+//===- LinalgBuilders.h - helpers shared by the reference lowerings -------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_LIB_DIALECT_DAT_TRANSFORMS_LINALGBUILDERS_H
+#define DAT_LIB_DIALECT_DAT_TRANSFORMS_LINALGBUILDERS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::dat {
+
+using utils::IteratorType;
+constexpr IteratorType kPar = IteratorType::parallel;
+constexpr IteratorType kRed = IteratorType::reduction;
+
+/// Converts a scalar between float types (a no-op when they are equal).
+inline Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<FloatType>(v.getType());
+  auto target = cast<FloatType>(to);
+  if (from == target)
+    return v;
+  if (from.getWidth() < target.getWidth())
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::TruncFOp::create(b, loc, target, v);
+}
+
+/// The type reductions and rotations are computed in: f32 for narrower
+/// floats, the element type otherwise.
+inline FloatType accumulationType(Type elementType) {
+  auto ft = cast<FloatType>(elementType);
+  return ft.getWidth() < 32 ? Float32Type::get(ft.getContext()) : ft;
+}
+
+/// An empty tensor of `shape` (sizes may be dynamic) filled with `value`.
+inline Value filledTensor(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> shape, Type elementType,
+                          TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+} // namespace mlir::dat
+
+#endif // DAT_LIB_DIALECT_DAT_TRANSFORMS_LINALGBUILDERS_H

@@ -1,0 +1,262 @@
+//===- Compile.cpp - datc compile -----------------------------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// config.json + weights → dat IR → CPU pipeline → LLVM IR → object file
+// (in-process, through LLVM's target machine) → executable (linked by the
+// system C++ compiler driver with the runtime's main), with the weights in a
+// sidecar file. Outputs are written to temporaries and renamed into place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Driver/Driver.h"
+#include "dat/Pipelines/Pipelines.h"
+#include "dat/Runtime/ProgramABI.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+void registerDriverDialects(DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+Expected<OwningOpRef<ModuleOp>>
+buildModelModule(MLIRContext &ctx, const ModelConfig &config,
+                 WeightSource &weights,
+                 std::vector<SignatureEntry> &signature) {
+  ModelBuilder builder(ctx, config, weights);
+  buildModel(builder);
+  auto module = builder.finish();
+  if (module)
+    signature = builder.signature();
+  return module;
+}
+
+/// Writes `text` to `path` through a temporary renamed into place.
+static Error writeAtomically(StringRef path,
+                             llvm::function_ref<void(raw_ostream &)> write) {
+  std::error_code ec;
+  ToolOutputFile out(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError("%s: cannot write: %s", path.str().c_str(),
+                             ec.message().c_str());
+  write(out.os());
+  out.os().flush();
+  if (out.os().has_error())
+    return createStringError("%s: write failed", path.str().c_str());
+  out.keep();
+  return Error::success();
+}
+
+/// Emits an object file for the host (x86-64-v2 or the host's own CPU when
+/// DAT_CPU=native) at -O2.
+static Error emitObject(llvm::Module &module, StringRef path) {
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+  std::string tripleName = sys::getDefaultTargetTriple();
+  Triple triple(tripleName);
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError("no LLVM target for %s: %s", tripleName.c_str(),
+                             error.c_str());
+  const char *cpuEnv = std::getenv("DAT_CPU");
+  std::string cpu = cpuEnv && StringRef(cpuEnv) == "native"
+                        ? sys::getHostCPUName().str()
+                        : (triple.isX86() ? "x86-64-v2" : "generic");
+  TargetOptions opts;
+  std::unique_ptr<TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, "", opts, Reloc::PIC_,
+                                  std::nullopt, CodeGenOptLevel::Aggressive));
+  module.setDataLayout(tm->createDataLayout());
+  module.setTargetTriple(triple);
+
+  // The MLIR output is unoptimized: run LLVM's O2 pipeline first.
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(OptimizationLevel::O2).run(module, mam);
+
+  std::error_code ec;
+  ToolOutputFile out(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError("%s: cannot write: %s", path.str().c_str(),
+                             ec.message().c_str());
+  legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, out.os(), nullptr,
+                              CodeGenFileType::ObjectFile))
+    return createStringError("LLVM cannot emit object files for %s",
+                             tripleName.c_str());
+  codegen.run(module);
+  out.keep();
+  return Error::success();
+}
+
+/// The folder of the runtime libraries: <datc dir>/../lib.
+static std::string runtimeDir() {
+  std::string exe = sys::fs::getMainExecutable(nullptr, (void *)&runtimeDir);
+  SmallString<256> dir(sys::path::parent_path(sys::path::parent_path(exe)));
+  sys::path::append(dir, "lib");
+  return dir.str().str();
+}
+
+static Error linkProgram(StringRef object, StringRef output) {
+  ErrorOr<std::string> cxx = sys::findProgramByName("c++");
+  if (!cxx)
+    cxx = sys::findProgramByName("g++");
+  if (!cxx)
+    cxx = sys::findProgramByName("clang++");
+  if (!cxx)
+    return createStringError("no C++ compiler driver (c++, g++ or clang++) "
+                             "on PATH to link the program");
+  std::string rt = runtimeDir();
+  std::string main = rt + "/libDatRuntimeCPU.a",
+              support = rt + "/libDatSupport.a";
+  for (const std::string &lib : {main, support})
+    if (!sys::fs::exists(lib))
+      return createStringError("runtime library %s is missing (build the "
+                               "DatRuntimeCPU target)",
+                               lib.c_str());
+  SmallVector<StringRef> args = {*cxx, "-o",    output, object,
+                                 main, support, "-lm"};
+  std::string message;
+  int rc = sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return createStringError("linking %s failed (%s exited with %d)%s%s",
+                             output.str().c_str(), cxx->c_str(), rc,
+                             message.empty() ? "" : ": ", message.c_str());
+  return Error::success();
+}
+
+static Error writeWeights(StringRef path, WeightSource &weights,
+                          const std::vector<SignatureEntry> &signature) {
+  std::vector<std::vector<float>> storage;
+  std::vector<TensorToWrite> tensors;
+  for (const SignatureEntry &e : signature) {
+    if (e.kind != SignatureEntry::Weight)
+      continue;
+    int64_t n = 1;
+    for (int64_t d : e.shape)
+      n *= d;
+    storage.emplace_back(n);
+    weights.fill(e.name, e.shape, storage.back().data());
+    tensors.push_back({e.name, DType::F32, e.shape, storage.back().data()});
+  }
+  std::string error;
+  if (!writeSafeTensors(path.str(), tensors, {{"format", "dat-weights"}},
+                        error))
+    return createStringError("%s", error.c_str());
+  return Error::success();
+}
+
+Error compileModel(const CompileOptions &options) {
+  Expected<ModelConfig> config = loadModelConfig(options.configPath);
+  if (!config)
+    return config.takeError();
+  std::unique_ptr<WeightSource> weights;
+  if (options.randomSeed) {
+    weights = WeightSource::random(*options.randomSeed);
+  } else {
+    auto opened = WeightSource::open(options.weightsPath);
+    if (!opened)
+      return opened.takeError();
+    weights = std::move(*opened);
+  }
+  if (options.target != "cpu")
+    return createStringError("--target %s: not available yet (only cpu)",
+                             options.target.c_str());
+
+  DialectRegistry registry;
+  registerDriverDialects(registry);
+  MLIRContext ctx(registry);
+  std::vector<SignatureEntry> signature;
+  auto module = buildModelModule(ctx, *config, *weights, signature);
+  if (!module)
+    return module.takeError();
+
+  if (options.emit == "mlir")
+    return writeAtomically(options.outputPath,
+                           [&](raw_ostream &os) { (*module)->print(os); });
+
+  mlir::PassManager pm(&ctx);
+  mlir::dat::buildCPUPipeline(pm, mlir::dat::CPUPipelineOptions());
+  std::string diagnostics;
+  {
+    raw_string_ostream diagOs(diagnostics);
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diagOs);
+    if (failed(pm.run(**module)))
+      return createStringError("%s: internal error: lowering failed:\n%s",
+                               options.configPath.c_str(), diagnostics.c_str());
+  }
+  if (Error e = addProgramEntry(**module, signature))
+    return e;
+
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(**module, llvmCtx, "dat_model");
+  if (!llvmModule)
+    return createStringError("internal error: translation to LLVM IR failed");
+  if (options.emit == "llvm")
+    return writeAtomically(options.outputPath, [&](raw_ostream &os) {
+      llvmModule->print(os, nullptr);
+    });
+  if (options.emit != "exe")
+    return createStringError("--emit %s: expected mlir, llvm or exe",
+                             options.emit.c_str());
+
+  SmallString<128> object;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("dat-model", "o", object))
+    return createStringError("cannot create a temporary file: %s",
+                             ec.message().c_str());
+  FileRemover removeObject(object);
+  if (Error e = emitObject(*llvmModule, object))
+    return e;
+
+  std::string tmpExe = options.outputPath + ".tmp-link";
+  FileRemover removeTmp(tmpExe);
+  if (Error e = linkProgram(object, tmpExe))
+    return e;
+  std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
+  if (Error e = writeWeights(weightsPath, *weights, signature))
+    return e;
+  if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {
+    sys::fs::remove(weightsPath);
+    return createStringError("%s: cannot write: %s", options.outputPath.c_str(),
+                             ec.message().c_str());
+  }
+  return Error::success();
+}
+
+} // namespace dat

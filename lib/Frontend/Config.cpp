@@ -1,0 +1,136 @@
+//===- Config.cpp - model descriptions (config.json) ----------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Frontend/Config.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace dat {
+
+const TensorSpec *ModelConfig::findInput(StringRef name) const {
+  for (const TensorSpec &t : inputs)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+bool ModelConfig::wantsOutput(StringRef name) const {
+  for (const TensorSpec &t : outputs)
+    if (t.name == name)
+      return true;
+  return false;
+}
+
+/// The largest dimension a description may ask for: larger is a typo or an
+/// attack, and is refused before anything is allocated.
+static constexpr int64_t kMaxDim = int64_t(1) << 31;
+
+static Error parseSpecs(const json::Object &root, StringRef key,
+                        std::vector<TensorSpec> &out, StringRef path) {
+  const json::Value *v = root.get(key);
+  if (!v)
+    return Error::success();
+  const json::Object *obj = v->getAsObject();
+  if (!obj)
+    return createStringError("%s: '%s' must be an object of tensors",
+                             path.str().c_str(), key.str().c_str());
+  // Keep the file's order: llvm::json::Object is unordered, so sort by name
+  // for a deterministic signature.
+  std::vector<std::string> names;
+  for (const auto &kv : *obj)
+    names.push_back(kv.first.str());
+  llvm::sort(names);
+  for (const std::string &name : names) {
+    std::string where = (path + ": " + key + "." + name).str();
+    const json::Object *spec = obj->get(name)->getAsObject();
+    if (!spec)
+      return createStringError("%s: must be an object", where.c_str());
+    TensorSpec t;
+    t.name = name;
+    const json::Array *shape = spec->getArray("shape");
+    if (!shape)
+      return createStringError("%s.shape: missing or not an array",
+                               where.c_str());
+    int64_t elements = 1;
+    for (const json::Value &d : *shape) {
+      std::optional<int64_t> dim = d.getAsInteger();
+      if (!dim || *dim < 0 || *dim > kMaxDim)
+        return createStringError(
+            "%s.shape: dimensions must be integers in [0, 2^31]",
+            where.c_str());
+      if (*dim && elements > (int64_t(1) << 40) / *dim)
+        return createStringError("%s.shape: more than 2^40 elements",
+                                 where.c_str());
+      elements *= *dim;
+      t.shape.push_back(*dim);
+    }
+    std::optional<StringRef> dtype = spec->getString("dtype");
+    t.dtype = dtype ? dtype->str() : "float32";
+    if (t.dtype != "float32" && t.dtype != "int64")
+      return createStringError(
+          "%s.dtype: '%s' is not supported (float32 or int64)", where.c_str(),
+          t.dtype.c_str());
+    out.push_back(std::move(t));
+  }
+  return Error::success();
+}
+
+Expected<ModelConfig> loadModelConfig(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return createStringError("%s: cannot read: %s", path.str().c_str(),
+                             buffer.getError().message().c_str());
+  Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return createStringError("%s: invalid JSON: %s", path.str().c_str(),
+                             toString(parsed.takeError()).c_str());
+  json::Object *root = parsed->getAsObject();
+  if (!root)
+    return createStringError("%s: the top level must be an object",
+                             path.str().c_str());
+
+  ModelConfig config;
+  config.path = path.str();
+  std::optional<StringRef> module = root->getString("module");
+  if (!module)
+    return createStringError(
+        "%s: 'module' (the reference class name) is missing or not a string",
+        path.str().c_str());
+  config.module = module->str();
+  config.name = root->getString("name").value_or("").str();
+  if (const json::Value *kw = root->get("kwargs")) {
+    if (!kw->getAsObject())
+      return createStringError("%s: 'kwargs' must be an object",
+                               path.str().c_str());
+    config.kwargs = *kw->getAsObject();
+  }
+  if (const json::Value *call = root->get("call")) {
+    if (!call->getAsObject())
+      return createStringError("%s: 'call' must be an object",
+                               path.str().c_str());
+    config.call = *call->getAsObject();
+  }
+  if (Error e = parseSpecs(*root, "inputs", config.inputs, path))
+    return std::move(e);
+  if (Error e = parseSpecs(*root, "outputs", config.outputs, path))
+    return std::move(e);
+  if (const json::Object *tol = root->getObject("tolerance")) {
+    std::optional<double> rtol = tol->getNumber("rtol");
+    std::optional<double> atol = tol->getNumber("atol");
+    if ((tol->get("rtol") && !rtol) || (tol->get("atol") && !atol) ||
+        (rtol && *rtol < 0) || (atol && *atol < 0))
+      return createStringError(
+          "%s: tolerance.rtol/atol must be non-negative numbers",
+          path.str().c_str());
+    config.rtol = rtol.value_or(config.rtol);
+    config.atol = atol.value_or(config.atol);
+  }
+  return config;
+}
+
+} // namespace dat

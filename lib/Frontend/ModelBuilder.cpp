@@ -1,0 +1,325 @@
+//===- ModelBuilder.cpp - building dat IR from a model description --------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Frontend/ModelBuilder.h"
+
+#include "dat/Dialect/Dat/IR/DatOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+static Type elementType(MLIRContext *ctx, StringRef dtype) {
+  return dtype == "int64" ? Type(IntegerType::get(ctx, 64))
+                          : Type(Float32Type::get(ctx));
+}
+
+ModelBuilder::ModelBuilder(MLIRContext &ctx, const ModelConfig &config,
+                           WeightSource &weights)
+    : b(&ctx), loc(FileLineColLoc::get(&ctx, config.path, 1, 1)),
+      config(config), weights(weights) {
+  ctx.loadDialect<mlir::dat::DatDialect, func::FuncDialect,
+                  linalg::LinalgDialect, tensor::TensorDialect,
+                  bufferization::BufferizationDialect>();
+  module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  func = func::FuncOp::create(b, loc, "forward", b.getFunctionType({}, {}));
+  b.setInsertionPointToEnd(func.addEntryBlock());
+  for (const TensorSpec &in : config.inputs)
+    addArgument({SignatureEntry::Input, in.name, in.shape, in.dtype});
+}
+
+Value ModelBuilder::addArgument(SignatureEntry entry) {
+  auto type = RankedTensorType::get(entry.shape,
+                                    elementType(b.getContext(), entry.dtype));
+  entries.push_back(std::move(entry));
+  return func.getBody().front().addArgument(type, loc);
+}
+
+void ModelBuilder::error(const Twine &message) {
+  if (firstError.empty())
+    firstError = message.str();
+}
+
+const json::Value *ModelBuilder::kwarg(StringRef key) {
+  readKwargs.insert(key.str());
+  const json::Value *v = config.kwargs.get(key);
+  return v && v->kind() != json::Value::Null ? v : nullptr;
+}
+
+int64_t ModelBuilder::intArg(StringRef key) {
+  if (!kwarg(key)) {
+    error(config.path + ": kwargs." + key + ": required by " + config.module +
+          " but missing");
+    return 1;
+  }
+  return intArg(key, 1);
+}
+
+int64_t ModelBuilder::intArg(StringRef key, int64_t dflt) {
+  return optIntArg(key).value_or(dflt);
+}
+
+std::optional<int64_t> ModelBuilder::optIntArg(StringRef key) {
+  const json::Value *v = kwarg(key);
+  if (!v)
+    return std::nullopt;
+  std::optional<int64_t> i = v->getAsInteger();
+  if (!i) {
+    error(config.path + ": kwargs." + key + ": expected an integer");
+    return std::nullopt;
+  }
+  if (*i < 0 || *i > (int64_t(1) << 31)) {
+    error(config.path + ": kwargs." + key + ": " + Twine(*i) +
+          " is out of range [0, 2^31]");
+    return std::nullopt;
+  }
+  return i;
+}
+
+bool ModelBuilder::boolArg(StringRef key, bool dflt) {
+  const json::Value *v = kwarg(key);
+  if (!v)
+    return dflt;
+  std::optional<bool> r = v->getAsBoolean();
+  if (!r) {
+    error(config.path + ": kwargs." + key + ": expected true or false");
+    return dflt;
+  }
+  return *r;
+}
+
+std::optional<double> ModelBuilder::optFloatArg(StringRef key) {
+  const json::Value *v = kwarg(key);
+  if (!v)
+    return std::nullopt;
+  std::optional<double> r = v->getAsNumber();
+  if (!r)
+    error(config.path + ": kwargs." + key + ": expected a number");
+  return r;
+}
+
+double ModelBuilder::floatArg(StringRef key, double dflt) {
+  return optFloatArg(key).value_or(dflt);
+}
+
+std::string ModelBuilder::stringArg(StringRef key, StringRef dflt) {
+  const json::Value *v = kwarg(key);
+  if (!v)
+    return dflt.str();
+  std::optional<StringRef> s = v->getAsString();
+  if (!s) {
+    error(config.path + ": kwargs." + key + ": expected a string");
+    return dflt.str();
+  }
+  return s->str();
+}
+
+json::Object ModelBuilder::objectArg(StringRef key) {
+  const json::Value *v = kwarg(key);
+  if (!v)
+    return {};
+  if (!v->getAsObject()) {
+    error(config.path + ": kwargs." + key + ": expected an object");
+    return {};
+  }
+  return *v->getAsObject();
+}
+
+bool ModelBuilder::boolCall(StringRef key, bool dflt) {
+  const json::Value *v = config.call.get(key);
+  if (!v || v->kind() == json::Value::Null)
+    return dflt;
+  std::optional<bool> r = v->getAsBoolean();
+  if (!r) {
+    error(config.path + ": call." + key + ": expected true or false");
+    return dflt;
+  }
+  return *r;
+}
+
+bool ModelBuilder::hasInput(StringRef name) const {
+  return config.findInput(name) != nullptr;
+}
+
+Value ModelBuilder::input(StringRef name) {
+  for (auto [i, e] : llvm::enumerate(entries))
+    if (e.kind == SignatureEntry::Input && e.name == name)
+      return func.getBody().front().getArgument(i);
+  error(config.path + ": inputs." + name + ": " + config.module +
+        " needs this input, but the config does not declare it");
+  return {};
+}
+
+Value ModelBuilder::weight(StringRef name, ArrayRef<int64_t> shape) {
+  auto it = weightArgs.find(name.str());
+  if (it != weightArgs.end())
+    return it->second;
+  if (Error e = weights.require(name, shape))
+    error(toString(std::move(e)));
+  Value arg = addArgument({SignatureEntry::Weight, name.str(),
+                           std::vector<int64_t>(shape.begin(), shape.end()),
+                           "float32"});
+  weightArgs[name.str()] = arg;
+  return arg;
+}
+
+void ModelBuilder::output(StringRef name, Value value) {
+  if (!value || !config.wantsOutput(name))
+    return;
+  outputs[name.str()] = value;
+}
+
+Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
+  for (const auto &kv : config.kwargs)
+    if (!readKwargs.count(kv.first.str()))
+      error(config.path + ": kwargs." + kv.first.str() +
+            ": not an argument of " + config.module);
+  for (const TensorSpec &out : config.outputs) {
+    auto it = outputs.find(out.name);
+    if (it == outputs.end()) {
+      error(config.path + ": outputs." + out.name + ": " + config.module +
+            " does not produce this output");
+      continue;
+    }
+    auto type = cast<RankedTensorType>(it->second.getType());
+    if (type.getShape() != ArrayRef<int64_t>(out.shape))
+      error(config.path + ": outputs." + out.name +
+            ": the config's shape does not match what " + config.module +
+            " computes");
+  }
+  if (firstError.empty())
+    for (const std::string &key : weights.unusedKeys()) {
+      error(weights.describe() + ": unexpected weight '" + key +
+            "': not a parameter of " + config.module + " with these kwargs");
+      break;
+    }
+  if (!firstError.empty())
+    return createStringError("%s", firstError.c_str());
+
+  SmallVector<Value> results;
+  for (const TensorSpec &out : config.outputs) {
+    results.push_back(outputs[out.name]);
+    entries.push_back({SignatureEntry::Output, out.name, out.shape, out.dtype});
+  }
+  func::ReturnOp::create(b, loc, results);
+  Block &body = func.getBody().front();
+  func.setType(b.getFunctionType(body.getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  // Inputs and weights are read-only (the program maps them from files).
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                    b.getBoolAttr(false));
+  if (mlir::failed(verify(*module)))
+    return createStringError("%s: internal error: the IR built for %s does "
+                             "not verify",
+                             config.path.c_str(), config.module.c_str());
+  return std::move(module);
+}
+
+Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {
+  return tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+}
+
+Value ModelBuilder::linear(Value x, StringRef prefix, int64_t out, bool bias) {
+  if (failed() || !x)
+    return {};
+  auto xTy = cast<RankedTensorType>(x.getType());
+  int64_t rank = xTy.getRank(), in = xTy.getShape().back();
+  Value w = weight((prefix + ".weight").str(), {out, in});
+  SmallVector<int64_t> shape(xTy.getShape());
+  shape.back() = out;
+  Value init;
+  MLIRContext *ctx = b.getContext();
+  if (bias) {
+    // Start from the broadcast bias, then accumulate x·Wᵀ onto it.
+    Value bv = weight((prefix + ".bias").str(), {out});
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    init = linalg::GenericOp::create(
+               b, loc, RankedTensorType::get(shape, b.getF32Type()),
+               ValueRange{bv}, ValueRange{emptyLike(shape)}, maps, iters,
+               [](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, args[0]);
+               })
+               .getResult(0);
+  } else {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    init = linalg::FillOp::create(b, loc, zero, emptyLike(shape)).getResult(0);
+  }
+  // Loops: the rank-1 batch dims, o, then the reduction i.
+  SmallVector<AffineExpr> batch;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    batch.push_back(b.getAffineDimExpr(d));
+  AffineExpr o = b.getAffineDimExpr(rank - 1), i = b.getAffineDimExpr(rank);
+  SmallVector<AffineExpr> xe(batch), ye(batch);
+  xe.push_back(i);
+  ye.push_back(o);
+  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, xe, ctx),
+                                 AffineMap::get(rank + 1, 0, {o, i}, ctx),
+                                 AffineMap::get(rank + 1, 0, ye, ctx)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x, w}, ValueRange{init}, maps,
+             iters,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+               Value s = arith::AddFOp::create(nb, nl, args[2], p);
+               linalg::YieldOp::create(nb, nl, s);
+             })
+      .getResult(0);
+}
+
+Value ModelBuilder::splitHeads(Value x, int64_t heads) {
+  if (failed() || !x)
+    return {};
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t width = t.getShape().back();
+  if (heads <= 0 || width % heads != 0) {
+    error(config.path + ": cannot split " + Twine(width) + " features into " +
+          Twine(heads) + " heads");
+    return {};
+  }
+  SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(1), heads,
+                                width / heads};
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, t.getElementType()), x,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+Value ModelBuilder::swapSeqHeads(Value x) {
+  if (failed() || !x)
+    return {};
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(2),
+                                t.getDimSize(1), t.getDimSize(3)};
+  return linalg::TransposeOp::create(b, loc, x, emptyLike(shape),
+                                     ArrayRef<int64_t>{0, 2, 1, 3})
+      .getResult()[0];
+}
+
+Value ModelBuilder::mergeHeads(Value x) {
+  if (failed() || !x)
+    return {};
+  Value y = swapSeqHeads(x);
+  auto t = cast<RankedTensorType>(y.getType());
+  SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(1),
+                                t.getDimSize(2) * t.getDimSize(3)};
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(shape, t.getElementType()), y,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+} // namespace dat

@@ -1,0 +1,123 @@
+//===- Attention.cpp - frontend of dual_attention's Attention -------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Modules.h"
+
+#include "dat/Dialect/Dat/IR/DatOps.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+AttentionParams readAttentionParams(ModelBuilder &mb) {
+  AttentionParams p;
+  p.dModel = mb.intArg("d_model");
+  p.nHeads = mb.intArg("n_heads");
+  mb.floatArg("dropout", 0.0); // the identity at inference
+  p.totalHeads = mb.intArg("total_n_heads", p.nHeads);
+  p.biasKV = mb.boolArg("add_bias_kv", false);
+  p.biasOut = mb.boolArg("add_bias_out", false);
+  if (mb.failed())
+    return p;
+  if (p.nHeads == 0 || p.totalHeads == 0 || p.dModel % p.totalHeads != 0) {
+    mb.error(mb.config.path + ": kwargs.d_model: " + Twine(p.dModel) +
+             " is not divisible by the number of heads " + Twine(p.totalHeads));
+    return p;
+  }
+  p.headDim = p.dModel / p.totalHeads;
+  p.keyDim = mb.intArg("key_dim", p.headDim);
+  p.kvHeads = mb.intArg("n_kv_heads", p.nHeads);
+  if (p.keyDim == 0)
+    mb.error(mb.config.path + ": kwargs.key_dim: must be positive");
+  if (p.kvHeads == 0 || p.nHeads % p.kvHeads != 0)
+    mb.error(mb.config.path + ": kwargs.n_kv_heads: " + Twine(p.kvHeads) +
+             " does not divide n_heads " + Twine(p.nHeads));
+  return p;
+}
+
+/// Applies RoPE to [B,L,H,k] when tables are given; k must be head_dim.
+static Value maybeRope(ModelBuilder &mb, Value x, Value cos, Value sin,
+                       const AttentionParams &p) {
+  if (!cos || !x || mb.failed())
+    return x;
+  if (p.keyDim != p.headDim) {
+    mb.error(mb.config.path +
+             ": kwargs.key_dim: RoPE needs key_dim == "
+             "head_dim (" +
+             Twine(p.headDim) + "), got " + Twine(p.keyDim));
+    return {};
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto ct = cast<RankedTensorType>(cos.getType());
+  if (ct.getRank() != 2 || ct.getDimSize(0) != xt.getDimSize(1) ||
+      ct.getDimSize(1) * 2 != xt.getDimSize(3) || ct != sin.getType()) {
+    mb.error(mb.config.path + ": inputs.freqs_cos/freqs_sin: expected shape [" +
+             Twine(xt.getDimSize(1)) + ", " + Twine(xt.getDimSize(3) / 2) +
+             "] for both");
+    return {};
+  }
+  return mlir::dat::RopeOp::create(mb.b, mb.loc, x.getType(), x, cos, sin);
+}
+
+AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
+                              StringRef prefix, Value query, Value key,
+                              Value value, Value ropeCos, Value ropeSin,
+                              bool causal, bool wantWeights) {
+  if (mb.failed())
+    return {};
+  auto name = [&](StringRef n) { return (prefix + n).str(); };
+  Value q = mb.splitHeads(
+      mb.linear(query, name("wq"), p.nHeads * p.keyDim, false), p.nHeads);
+  Value k = mb.splitHeads(
+      mb.linear(key, name("wk"), p.kvHeads * p.keyDim, p.biasKV), p.kvHeads);
+  Value v = mb.splitHeads(
+      mb.linear(value, name("wv"), p.kvHeads * p.headDim, p.biasKV), p.kvHeads);
+  q = mb.swapSeqHeads(maybeRope(mb, q, ropeCos, ropeSin, p));
+  k = mb.swapSeqHeads(maybeRope(mb, k, ropeCos, ropeSin, p));
+  v = mb.swapSeqHeads(v);
+  if (mb.failed())
+    return {};
+
+  // The reference scales by 1/sqrt(head_dim) even when key_dim differs.
+  float scale = 1.0f / std::sqrt(static_cast<float>(p.headDim));
+  auto qt = cast<RankedTensorType>(q.getType());
+  auto kt = cast<RankedTensorType>(k.getType());
+  int64_t B = qt.getDimSize(0), Lq = qt.getDimSize(2), Lk = kt.getDimSize(2);
+  Value o = mlir::dat::AttentionOp::create(
+      mb.b, mb.loc, q, k, v, mb.emptyLike({B, p.nHeads, Lq, p.headDim}), scale,
+      causal);
+  AttentionResult r;
+  r.out =
+      mb.linear(mb.mergeHeads(o), name("wo"), p.nHeads * p.headDim, p.biasOut);
+  if (wantWeights)
+    r.weights = mlir::dat::AttentionWeightsOp::create(
+        mb.b, mb.loc, mb.emptyLike({B, p.nHeads, Lq, Lk}).getType(), q, k,
+        /*mask=*/Value(), /*query_offset=*/Value(),
+        mb.emptyLike({B, p.nHeads, Lq, Lk}), mb.b.getF32FloatAttr(scale),
+        causal);
+  return r;
+}
+
+void buildAttentionModule(ModelBuilder &mb) {
+  AttentionParams p = readAttentionParams(mb);
+  bool causal = mb.boolCall("is_causal", false);
+  mb.boolCall("need_weights", false); // same math on either path
+  Value x = mb.input("x");
+  Value cos, sin;
+  if (mb.hasInput("freqs_cos") || mb.hasInput("freqs_sin")) {
+    cos = mb.input("freqs_cos");
+    sin = mb.input("freqs_sin");
+  }
+  AttentionResult r = emitAttention(mb, p, "", x, x, x, cos, sin, causal,
+                                    mb.wantsOutput("attn_scores"));
+  mb.output("y", r.out);
+  mb.output("attn_scores", r.weights);
+}
+
+} // namespace dat

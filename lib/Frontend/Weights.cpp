@@ -1,0 +1,151 @@
+//===- Weights.cpp - where a model's parameters come from -----------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Frontend/Weights.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace llvm;
+
+namespace dat {
+
+Expected<std::unique_ptr<WeightSource>> WeightSource::open(StringRef path) {
+  std::string error;
+  std::unique_ptr<WeightSource> source(new WeightSource());
+  source->file_ = SafeTensorsFile::open(path.str(), error);
+  if (!source->file_)
+    return createStringError("%s", error.c_str());
+  auto it = source->file_->metadata().find("tied");
+  if (it != source->file_->metadata().end()) {
+    Expected<json::Value> tied = json::parse(it->second);
+    const json::Array *groups = tied ? tied->getAsArray() : nullptr;
+    if (!groups) {
+      if (!tied)
+        consumeError(tied.takeError());
+      return createStringError(
+          "%s: __metadata__.tied must be a JSON list of lists of keys",
+          path.str().c_str());
+    }
+    for (const json::Value &g : *groups) {
+      const json::Array *group = g.getAsArray();
+      if (!group)
+        return createStringError(
+            "%s: __metadata__.tied must be a JSON list of lists of keys",
+            path.str().c_str());
+      std::vector<std::string> names;
+      for (const json::Value &n : *group)
+        if (std::optional<StringRef> s = n.getAsString())
+          names.push_back(s->str());
+      for (const std::string &n : names)
+        source->tied_[n] = names;
+    }
+  }
+  return source;
+}
+
+std::unique_ptr<WeightSource> WeightSource::random(uint64_t seed) {
+  std::unique_ptr<WeightSource> source(new WeightSource());
+  source->seed_ = seed;
+  return source;
+}
+
+std::string WeightSource::describe() const {
+  return file_ ? file_->path()
+               : "random weights (seed " + std::to_string(seed_) + ")";
+}
+
+const TensorView *WeightSource::lookup(StringRef name) const {
+  if (const TensorView *t = file_->find(name))
+    return t;
+  auto it = tied_.find(name.str());
+  if (it != tied_.end())
+    for (const std::string &alias : it->second)
+      if (const TensorView *t = file_->find(alias))
+        return t;
+  return nullptr;
+}
+
+bool WeightSource::has(StringRef name) const {
+  return !file_ || lookup(name) != nullptr;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  return "[" +
+         join(map_range(shape, [](int64_t d) { return std::to_string(d); }),
+              ", ") +
+         "]";
+}
+
+Error WeightSource::require(StringRef name, ArrayRef<int64_t> shape) {
+  used_.insert(name.str());
+  if (!file_)
+    return Error::success();
+  const TensorView *t = lookup(name);
+  if (!t)
+    return createStringError("%s: missing weight '%s' (expected float32 %s)",
+                             file_->path().c_str(), name.str().c_str(),
+                             shapeString(shape).c_str());
+  if (t->dtype != DType::F32)
+    return createStringError("%s: weight '%s' has dtype %s, expected F32",
+                             file_->path().c_str(), name.str().c_str(),
+                             dtypeName(t->dtype));
+  if (ArrayRef<int64_t>(t->shape) != shape)
+    return createStringError("%s: weight '%s' has shape %s, expected %s",
+                             file_->path().c_str(), name.str().c_str(),
+                             shapeString(t->shape).c_str(),
+                             shapeString(shape).c_str());
+  return Error::success();
+}
+
+std::vector<std::string> WeightSource::unusedKeys() const {
+  std::vector<std::string> unused;
+  if (!file_)
+    return unused;
+  for (const TensorView &t : file_->tensors()) {
+    bool used = used_.count(t.name);
+    auto it = tied_.find(t.name);
+    if (!used && it != tied_.end())
+      for (const std::string &alias : it->second)
+        used = used || used_.count(alias);
+    if (!used)
+      unused.push_back(t.name);
+  }
+  return unused;
+}
+
+/// splitmix64: a tiny, well-mixed hash for seeded random weights.
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+void WeightSource::fill(StringRef name, ArrayRef<int64_t> shape,
+                        float *out) const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  if (file_) {
+    std::memcpy(out, lookup(name)->data, n * sizeof(float));
+    return;
+  }
+  // N(0, 0.02²) by Box-Muller, a function of (seed, name, index) only.
+  uint64_t base = mix(seed_ ^ mix(llvm::xxh3_64bits(name)));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t r = mix(base + static_cast<uint64_t>(i));
+    double u1 = ((r >> 11) + 1) * 0x1.0p-53, u2 = (mix(r) >> 11) * 0x1.0p-53;
+    out[i] = static_cast<float>(0.02 * std::sqrt(-2.0 * std::log(u1)) *
+                                std::cos(6.283185307179586 * u2));
+  }
+}
+
+} // namespace dat

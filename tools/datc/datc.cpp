@@ -1,0 +1,124 @@
+//===- datc.cpp - the dat compiler driver ---------------------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//   datc compile CONFIG.json (--weights MODEL.safetensors | --random-weights
+//   SEED)
+//                [--target cpu|cuda] [--emit mlir|llvm|exe] -o OUT
+//   datc check CASE_DIR [--target cpu|cuda]
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Driver/Driver.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace llvm;
+
+static const char *kUsage =
+    "usage:\n"
+    "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
+    "               --random-weights SEED) [--target cpu|cuda]\n"
+    "               [--emit mlir|llvm|exe] -o OUT\n"
+    "  datc check CASE_DIR [--target cpu|cuda]\n";
+
+static int usageError(const Twine &message) {
+  WithColor::error(errs(), "datc") << message << "\n" << kUsage;
+  return 2;
+}
+
+static int report(Error e) {
+  int rc = 0;
+  handleAllErrors(std::move(e), [&](const ErrorInfoBase &info) {
+    WithColor::error(errs(), "datc") << info.message() << "\n";
+    rc = 1;
+  });
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  if (argc < 2)
+    return usageError("missing command");
+  StringRef command = argv[1];
+  if (command == "--help" || command == "-h") {
+    outs() << kUsage;
+    return 0;
+  }
+
+  dat::CompileOptions options;
+  std::string positional;
+  for (int i = 2; i < argc; ++i) {
+    StringRef a = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--weights") {
+      if (!value(options.weightsPath))
+        return usageError("--weights needs a file");
+    } else if (a == "--random-weights") {
+      if (!value(v))
+        return usageError("--random-weights needs a seed");
+      uint64_t seed;
+      if (StringRef(v).getAsInteger(10, seed))
+        return usageError("--random-weights: '" + v +
+                          "' is not a non-negative integer");
+      options.randomSeed = seed;
+    } else if (a == "--target") {
+      if (!value(options.target) ||
+          (options.target != "cpu" && options.target != "cuda"))
+        return usageError("--target expects cpu or cuda");
+    } else if (a == "--emit") {
+      if (!value(options.emit) ||
+          (options.emit != "mlir" && options.emit != "llvm" &&
+           options.emit != "exe"))
+        return usageError("--emit expects mlir, llvm or exe");
+    } else if (a == "-o") {
+      if (!value(options.outputPath))
+        return usageError("-o needs a path");
+    } else if (a.starts_with("-")) {
+      return usageError("unknown option '" + a + "'");
+    } else if (positional.empty()) {
+      positional = a.str();
+    } else {
+      return usageError("unexpected argument '" + a + "'");
+    }
+  }
+
+  if (command == "compile") {
+    if (positional.empty())
+      return usageError("compile needs a CONFIG.json");
+    if (options.outputPath.empty())
+      return usageError("compile needs -o OUT");
+    if (options.weightsPath.empty() == !options.randomSeed)
+      return usageError(
+          "compile needs exactly one of --weights and --random-weights");
+    options.configPath = positional;
+    return report(dat::compileModel(options));
+  }
+  if (command == "check") {
+    if (positional.empty())
+      return usageError("check needs a CASE_DIR");
+    if (!options.weightsPath.empty() || options.randomSeed ||
+        !options.outputPath.empty() || options.emit != "exe")
+      return usageError("check takes only CASE_DIR and --target");
+    Expected<bool> pass = dat::checkCase(positional, options.target, outs());
+    if (!pass) {
+      report(pass.takeError());
+      outs() << "FAIL " << positional << "\n";
+      return 1;
+    }
+    return *pass ? 0 : 1;
+  }
+  return usageError("unknown command '" + command + "'");
+}
