@@ -45,10 +45,20 @@ config.substitutions.append(
 
 tools = [
     "dat-opt",
+    "datc",
     ToolSubst("mlir-runner", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.dat_tools_dir, config.llvm_tools_dir])
+
+# The golden cases live outside the repository; without them the
+# conformance tests are UNSUPPORTED (and say so), never vacuously green.
+if os.path.isdir(config.golden_dir):
+    config.available_features.add("golden")
+    config.substitutions.append(("%golden", config.golden_dir))
+else:
+    lit_config.note("no golden cases at %s: conformance tests are UNSUPPORTED"
+                    % config.golden_dir)
 
 # GPU features: `cuda-toolkit` when ptxas is there (PTX/cubin can be built
 # and validated), `cuda-driver` when a CUDA driver is loadable (GPU execution
