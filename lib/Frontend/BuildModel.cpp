@@ -17,6 +17,7 @@ struct ModuleEntry {
 };
 constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
+    {"RelationalAttention", buildRelationalAttentionModule},
 };
 } // namespace
 

@@ -73,6 +73,19 @@ const TensorView *WeightSource::lookup(StringRef name) const {
   return nullptr;
 }
 
+void WeightSource::addAlias(StringRef alias, StringRef target) {
+  std::vector<std::string> group = {target.str(), alias.str()};
+  for (const std::string &n : {target.str(), alias.str()}) {
+    auto it = tied_.find(n);
+    if (it != tied_.end())
+      for (const std::string &m : it->second)
+        if (!llvm::is_contained(group, m))
+          group.push_back(m);
+  }
+  for (const std::string &n : group)
+    tied_[n] = group;
+}
+
 bool WeightSource::has(StringRef name) const {
   return !file_ || lookup(name) != nullptr;
 }

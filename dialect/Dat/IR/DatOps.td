@@ -218,4 +218,124 @@ def Dat_RopeOp : Dat_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>,
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// RelationsOp
+//===----------------------------------------------------------------------===//
+
+def Dat_RelationsOp : Dat_Op<"relations", [Pure, DestinationStyleOpInterface]> {
+  let summary = "the relation tensor of relational attention";
+  let description = [{
+    The relations between every pair of positions (spec §3.3 step 4):
+
+    ```
+    result[b,i,j,l] = act(scale · Σ_c rel_query[b,l,i,c] · rel_key[b,l,j,c])
+    ```
+
+    `rel_query`/`rel_key` are `[B,R,L,dr]` (one projection per relation `l`),
+    `init` is `[B,Lq,Lk,R]`. `activation` is one of `identity`, `relu`,
+    `sigmoid`, `tanh`, `silu`, `gelu` (tanh approximation), `softmax` (over
+    the key axis `j`). Like `dat.attention_weights`, this materializes an
+    N×N×R tensor; it serves inspection and golden checks, while
+    `dat.relational_attention` recomputes relations per tile.
+
+    ```mlir
+    %r = dat.relations ins(%qr, %kr : tensor<2x4x12x16xf32>, tensor<2x4x12x16xf32>)
+                       outs(%init : tensor<2x12x12x4xf32>)
+                       scale = 2.500000e-01 activation = "identity" -> tensor<2x12x12x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$rel_query, AnyRankedTensor:$rel_key,
+                       AnyRankedTensor:$init, F32Attr:$scale,
+                       StrAttr:$activation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    `ins` `(` $rel_query `,` $rel_key `:` type($rel_query) `,` type($rel_key) `)`
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale `activation` `=` $activation
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// RelationalAttentionOp
+//===----------------------------------------------------------------------===//
+
+def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
+    Pure, AttrSizedOperandSegments, DestinationStyleOpInterface]> {
+  let summary = "relational attention: attention over relations and symbols";
+  let description = [{
+    Relational attention (spec §3): for receiver `i` and head `h`, with
+    kv head `g(h) = h floordiv (H/Hkv)`,
+
+    ```
+    α[b,h,i,·]   = softmax_j(scale · ⟨query[b,h,i], key[b,g(h),j]⟩)   (masked → 0)
+    r[b,i,j,l]   = act(rel_scale · ⟨rel_query[b,l,i], rel_key[b,l,j]⟩)
+    result[b,h,i,:] = Σ_j α[b,h,i,j] · (symbols_j + wr[h] · r[b,i,j,:])
+    ```
+
+    where `symbols_j` is `symbols[b,g(h),j,:]` (`[B,Hkv,L,hd]`, one symbol
+    per position) or, with `symbols_per_pair`, `symbols[i,j,g(h),:]`
+    (`[Lq,Lk,Hkv,hd]`, e.g. position-relative symbols). The relation vector
+    is shared by all heads; `wr` is `[H,hd,R]`. Query/key are the attention
+    projections `[B,H,L,dk]`/`[B,Hkv,L,dk]` (RoPE already applied), the
+    relation projections are `[B,R,L,dr]`. The result `[B,H,Lq,hd]` is
+    before the output projection. Masking and `causal` are as in
+    `dat.attention`; relations are never masked.
+
+    ```mlir
+    %o = dat.relational_attention
+           ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x16xf32>, tensor<2x4x12x16xf32>,
+               tensor<2x4x12x16xf32>, tensor<2x4x12x16xf32>, tensor<2x4x12x16xf32>,
+               tensor<4x16x4xf32>)
+           outs(%init : tensor<2x4x12x16xf32>)
+           scale = 2.500000e-01 rel_scale = 2.500000e-01 activation = "identity"
+           -> tensor<2x4x12x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$rel_query,
+    AnyRankedTensor:$rel_key,
+    AnyRankedTensor:$symbols,
+    AnyRankedTensor:$wr,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<Index>:$query_offset,
+    AnyRankedTensor:$init,
+    F32Attr:$scale,
+    F32Attr:$rel_scale,
+    StrAttr:$activation,
+    UnitProp:$causal,
+    UnitProp:$symbols_per_pair
+  );
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $rel_query `,` $rel_key `,` $symbols `,` $wr
+        `:` type($query) `,` type($key) `,` type($rel_query) `,`
+        type($rel_key) `,` type($symbols) `,` type($wr) `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`query_offset` `(` $query_offset^ `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale `rel_scale` `=` $rel_scale `activation` `=` $activation
+    (`causal` $causal^)? (`symbols_per_pair` $symbols_per_pair^)?
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    RankedTensorType getQueryType() {
+      return ::llvm::cast<RankedTensorType>(getQuery().getType());
+    }
+    RankedTensorType getKeyType() {
+      return ::llvm::cast<RankedTensorType>(getKey().getType());
+    }
+    std::optional<int64_t> getGroupSize();
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DAT_DIALECT_DAT_IR_DATOPS_TD

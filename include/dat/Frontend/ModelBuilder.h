@@ -58,6 +58,9 @@ public:
   /// The function argument holding weight `name`, which must have `shape`.
   mlir::Value weight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   bool hasWeight(llvm::StringRef name) const { return weights.has(name); }
+  void aliasWeight(llvm::StringRef alias, llvm::StringRef target) {
+    weights.addAlias(alias, target);
+  }
   /// Makes `value` the output `name`, if the config asks for it.
   void output(llvm::StringRef name, mlir::Value value);
   bool wantsOutput(llvm::StringRef name) const {

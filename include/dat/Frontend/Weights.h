@@ -34,6 +34,10 @@ public:
   /// with `shape`, and records it as used. Errors name the file and key.
   llvm::Error require(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   bool has(llvm::StringRef name) const;
+  /// Declares `alias` to be the same tensor as `target` (the reference
+  /// registers one module under two names, e.g. symmetric relations), so
+  /// either key may be present in the file and neither is unexpected.
+  void addAlias(llvm::StringRef alias, llvm::StringRef target);
 
   /// Keys of the file that no `require` used, directly or through an alias.
   std::vector<std::string> unusedKeys() const;

@@ -41,9 +41,8 @@ AttentionParams readAttentionParams(ModelBuilder &mb) {
   return p;
 }
 
-/// Applies RoPE to [B,L,H,k] when tables are given; k must be head_dim.
-static Value maybeRope(ModelBuilder &mb, Value x, Value cos, Value sin,
-                       const AttentionParams &p) {
+Value applyRope(ModelBuilder &mb, Value x, Value cos, Value sin,
+                const AttentionParams &p) {
   if (!cos || !x || mb.failed())
     return x;
   if (p.keyDim != p.headDim) {
@@ -78,8 +77,8 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
       mb.linear(key, name("wk"), p.kvHeads * p.keyDim, p.biasKV), p.kvHeads);
   Value v = mb.splitHeads(
       mb.linear(value, name("wv"), p.kvHeads * p.headDim, p.biasKV), p.kvHeads);
-  q = mb.swapSeqHeads(maybeRope(mb, q, ropeCos, ropeSin, p));
-  k = mb.swapSeqHeads(maybeRope(mb, k, ropeCos, ropeSin, p));
+  q = mb.swapSeqHeads(applyRope(mb, q, ropeCos, ropeSin, p));
+  k = mb.swapSeqHeads(applyRope(mb, k, ropeCos, ropeSin, p));
   v = mb.swapSeqHeads(v);
   if (mb.failed())
     return {};
@@ -104,16 +103,18 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   return r;
 }
 
+std::pair<Value, Value> ropeInputs(ModelBuilder &mb) {
+  if (!mb.hasInput("freqs_cos") && !mb.hasInput("freqs_sin"))
+    return {};
+  return {mb.input("freqs_cos"), mb.input("freqs_sin")};
+}
+
 void buildAttentionModule(ModelBuilder &mb) {
   AttentionParams p = readAttentionParams(mb);
   bool causal = mb.boolCall("is_causal", false);
   mb.boolCall("need_weights", false); // same math on either path
   Value x = mb.input("x");
-  Value cos, sin;
-  if (mb.hasInput("freqs_cos") || mb.hasInput("freqs_sin")) {
-    cos = mb.input("freqs_cos");
-    sin = mb.input("freqs_sin");
-  }
+  auto [cos, sin] = ropeInputs(mb);
   AttentionResult r = emitAttention(mb, p, "", x, x, x, cos, sin, causal,
                                     mb.wantsOutput("attn_scores"));
   mb.output("y", r.out);

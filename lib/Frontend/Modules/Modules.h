@@ -39,7 +39,39 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
                               mlir::Value ropeCos, mlir::Value ropeSin,
                               bool causal, bool wantWeights);
 
+/// dual_attention `RelationalAttention` kwargs after defaults (§3.2).
+struct RelationalAttentionParams {
+  AttentionParams attn; // d_model, heads, head/key dims, kv heads, biases
+  int64_t relations = 0, relProjDim = 0;
+  std::string activation;
+  bool symmetric = false, relativeSymbols = false;
+};
+RelationalAttentionParams readRelationalAttentionParams(ModelBuilder &mb);
+
+struct RelationalAttentionResult {
+  mlir::Value out;       // [B,L,n_heads*head_dim], after wo
+  mlir::Value weights;   // [B,H,L,L], when requested
+  mlir::Value relations; // [B,L,L,R], when requested
+};
+
+/// The forward of `RelationalAttention` (§3.3/3.4): x [B,L,D]; symbols
+/// [B,L,D], or [L,L,D] with relative positional symbols.
+RelationalAttentionResult
+emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
+                        llvm::StringRef prefix, mlir::Value x,
+                        mlir::Value symbols, mlir::Value ropeCos,
+                        mlir::Value ropeSin, bool causal, bool wantWeights,
+                        bool wantRelations);
+
+/// Applies RoPE to [B,L,H,k] when tables are given (k must be head_dim).
+mlir::Value applyRope(ModelBuilder &mb, mlir::Value x, mlir::Value cos,
+                      mlir::Value sin, const AttentionParams &p);
+
+/// The optional freqs_cos/freqs_sin inputs of op-level cases.
+std::pair<mlir::Value, mlir::Value> ropeInputs(ModelBuilder &mb);
+
 void buildAttentionModule(ModelBuilder &mb);
+void buildRelationalAttentionModule(ModelBuilder &mb);
 
 } // namespace dat
 

@@ -1,0 +1,149 @@
+//===- RelationalAttention.cpp - frontend of RelationalAttention ----------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Modules.h"
+
+#include "dat/Dialect/Dat/IR/DatOps.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+RelationalAttentionParams readRelationalAttentionParams(ModelBuilder &mb) {
+  RelationalAttentionParams p;
+  p.attn = readAttentionParams(mb);
+  p.relations = mb.intArg("n_relations", p.attn.nHeads);
+  p.activation = mb.stringArg("rel_activation", "identity");
+  p.symmetric = mb.boolArg("symmetric_rels", false);
+  p.relativeSymbols = mb.boolArg("use_relative_positional_symbols", false);
+  std::optional<int64_t> relProj = mb.optIntArg("rel_proj_dim");
+  if (mb.failed())
+    return p;
+  if (!llvm::is_contained(
+          {"identity", "relu", "sigmoid", "tanh", "silu", "gelu", "softmax"},
+          p.activation))
+    mb.error(mb.config.path + ": kwargs.rel_activation: unknown activation '" +
+             p.activation +
+             "' (identity, relu, sigmoid, tanh, silu, gelu, softmax)");
+  int64_t width = p.attn.headDim * p.attn.nHeads;
+  if (p.relations == 0) {
+    mb.error(mb.config.path + ": kwargs.n_relations: must be positive");
+    return p;
+  }
+  p.relProjDim = relProj.value_or(width / p.relations);
+  // The reference asserts this even when rel_proj_dim is given.
+  if (p.relProjDim * p.relations != width)
+    mb.error(mb.config.path +
+             ": kwargs.rel_proj_dim: rel_proj_dim × "
+             "n_relations (" +
+             Twine(p.relProjDim) + " × " + Twine(p.relations) +
+             ") must equal head_dim × n_heads (" + Twine(width) + ")");
+  return p;
+}
+
+RelationalAttentionResult
+emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
+                        StringRef prefix, Value x, Value symbols, Value cos,
+                        Value sin, bool causal, bool wantWeights,
+                        bool wantRelations) {
+  if (mb.failed())
+    return {};
+  const AttentionParams &a = p.attn;
+  auto name = [&](StringRef n) { return (prefix + n).str(); };
+  Value q = mb.swapSeqHeads(applyRope(
+      mb,
+      mb.splitHeads(mb.linear(x, name("wq_attn"), a.nHeads * a.keyDim, false),
+                    a.nHeads),
+      cos, sin, a));
+  Value k = mb.swapSeqHeads(
+      applyRope(mb,
+                mb.splitHeads(mb.linear(x, name("wk_attn"),
+                                        a.kvHeads * a.keyDim, a.biasKV),
+                              a.kvHeads),
+                cos, sin, a));
+  int64_t relWidth = p.relations * p.relProjDim;
+  Value qr = mb.swapSeqHeads(mb.splitHeads(
+      mb.linear(x, name("wq_rel"), relWidth, false), p.relations));
+  Value kr = qr;
+  if (p.symmetric)
+    mb.aliasWeight(name("wk_rel.weight"), name("wq_rel.weight"));
+  else
+    kr = mb.swapSeqHeads(mb.splitHeads(
+        mb.linear(x, name("wk_rel"), relWidth, false), p.relations));
+
+  if (mb.failed() || !symbols)
+    return {};
+  auto st = cast<RankedTensorType>(symbols.getType());
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t L = xt.getDimSize(1);
+  bool shapeOk =
+      p.relativeSymbols
+          ? st.getRank() == 3 && st.getDimSize(0) == L &&
+                st.getDimSize(1) == L && st.getDimSize(2) == a.dModel
+          : st.getRank() == 3 && st.getDimSize(0) == xt.getDimSize(0) &&
+                st.getDimSize(1) == L && st.getDimSize(2) == a.dModel;
+  if (!shapeOk) {
+    mb.error(mb.config.path + ": inputs.symbols: expected shape " +
+             (p.relativeSymbols ? "[L, L, d_model]" : "[B, L, d_model]") +
+             " for " +
+             (p.relativeSymbols ? "relative positional" : "per-position") +
+             " symbols");
+    return {};
+  }
+  // wv projects symbols: [B,L,D] -> [B,Hkv,L,hd], or [L,L,D] -> [L,L,Hkv,hd].
+  Value sv = mb.splitHeads(
+      mb.linear(symbols, name("wv"), a.kvHeads * a.headDim, a.biasKV),
+      a.kvHeads);
+  if (!p.relativeSymbols)
+    sv = mb.swapSeqHeads(sv);
+  Value wr = mb.weight(name("wr"), {a.nHeads, a.headDim, p.relations});
+  if (mb.failed())
+    return {};
+
+  float scale = 1.0f / std::sqrt(static_cast<float>(a.headDim));
+  float relScale = 1.0f / std::sqrt(static_cast<float>(p.relProjDim));
+  int64_t B = xt.getDimSize(0);
+  auto ra = mlir::dat::RelationalAttentionOp::create(
+      mb.b, mb.loc, mb.emptyLike({B, a.nHeads, L, a.headDim}).getType(), q, k,
+      qr, kr, sv, wr, /*mask=*/Value(), /*query_offset=*/Value(),
+      mb.emptyLike({B, a.nHeads, L, a.headDim}), mb.b.getF32FloatAttr(scale),
+      mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation), causal,
+      p.relativeSymbols);
+  RelationalAttentionResult r;
+  r.out =
+      mb.linear(mb.mergeHeads(ra), name("wo"), a.nHeads * a.headDim, a.biasOut);
+  if (wantWeights) {
+    Value init = mb.emptyLike({B, a.nHeads, L, L});
+    r.weights = mlir::dat::AttentionWeightsOp::create(
+        mb.b, mb.loc, init.getType(), q, k, Value(), Value(), init,
+        mb.b.getF32FloatAttr(scale), causal);
+  }
+  if (wantRelations) {
+    Value init = mb.emptyLike({B, L, L, p.relations});
+    r.relations = mlir::dat::RelationsOp::create(
+        mb.b, mb.loc, init.getType(), qr, kr, init,
+        mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation));
+  }
+  return r;
+}
+
+void buildRelationalAttentionModule(ModelBuilder &mb) {
+  RelationalAttentionParams p = readRelationalAttentionParams(mb);
+  bool causal = mb.boolCall("is_causal", false);
+  Value x = mb.input("x"), symbols = mb.input("symbols");
+  auto [cos, sin] = ropeInputs(mb);
+  RelationalAttentionResult r = emitRelationalAttention(
+      mb, p, "", x, symbols, cos, sin, causal, mb.wantsOutput("attn_scores"),
+      mb.wantsOutput("relations"));
+  mb.output("y", r.out);
+  mb.output("attn_scores", r.weights);
+  mb.output("relations", r.relations);
+}
+
+} // namespace dat
