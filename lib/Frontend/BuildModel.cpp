@@ -18,6 +18,11 @@ struct ModuleEntry {
 constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
     {"RelationalAttention", buildRelationalAttentionModule},
+    {"DualAttention", buildDualAttentionModule},
+    {"SymbolicAttention", buildSymbolicAttentionModule},
+    {"PositionalSymbolRetriever", buildPositionalSymbolRetrieverModule},
+    {"PositionRelativeSymbolRetriever",
+     buildPositionRelativeSymbolRetrieverModule},
 };
 } // namespace
 

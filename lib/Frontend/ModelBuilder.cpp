@@ -26,7 +26,7 @@ static Type elementType(MLIRContext *ctx, StringRef dtype) {
 ModelBuilder::ModelBuilder(MLIRContext &ctx, const ModelConfig &config,
                            WeightSource &weights)
     : b(&ctx), loc(FileLineColLoc::get(&ctx, config.path, 1, 1)),
-      config(config), weights(weights) {
+      config(config), weights(weights), kwargs(&config.kwargs) {
   ctx.loadDialect<mlir::dat::DatDialect, func::FuncDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
                   bufferization::BufferizationDialect>();
@@ -52,14 +52,51 @@ void ModelBuilder::error(const Twine &message) {
 
 const json::Value *ModelBuilder::kwarg(StringRef key) {
   readKwargs.insert(key.str());
-  const json::Value *v = config.kwargs.get(key);
+  const json::Value *v = kwargs->get(key);
   return v && v->kind() != json::Value::Null ? v : nullptr;
+}
+
+std::string ModelBuilder::where(StringRef key) const {
+  return config.path + ": " + kwargsPath + "." + key.str();
+}
+
+void ModelBuilder::reportUnread(const json::Object &object,
+                                const std::set<std::string> &read,
+                                StringRef className) {
+  std::vector<std::string> keys;
+  for (const auto &kv : object)
+    keys.push_back(kv.first.str());
+  llvm::sort(keys);
+  for (const std::string &key : keys)
+    if (!read.count(key))
+      error(where(key) + ": not an argument of " + className);
+}
+
+void ModelBuilder::withKwargs(StringRef key, StringRef className,
+                              llvm::function_ref<void()> body) {
+  static const json::Object empty;
+  const json::Value *v = kwarg(key);
+  const json::Object *nested = v ? v->getAsObject() : &empty;
+  if (!nested) {
+    error(where(key) + ": expected an object");
+    nested = &empty;
+  }
+  const json::Object *outer = kwargs;
+  std::string outerPath = kwargsPath;
+  std::set<std::string> outerRead = std::move(readKwargs);
+  kwargs = nested;
+  kwargsPath = outerPath + "." + key.str();
+  readKwargs.clear();
+  body();
+  reportUnread(*nested, readKwargs, className);
+  kwargs = outer;
+  kwargsPath = outerPath;
+  readKwargs = std::move(outerRead);
 }
 
 int64_t ModelBuilder::intArg(StringRef key) {
   if (!kwarg(key)) {
-    error(config.path + ": kwargs." + key + ": required by " + config.module +
-          " but missing");
+    error(where(key) + ": required by " + config.module + " but missing");
     return 1;
   }
   return intArg(key, 1);
@@ -75,12 +112,11 @@ std::optional<int64_t> ModelBuilder::optIntArg(StringRef key) {
     return std::nullopt;
   std::optional<int64_t> i = v->getAsInteger();
   if (!i) {
-    error(config.path + ": kwargs." + key + ": expected an integer");
+    error(where(key) + ": expected an integer");
     return std::nullopt;
   }
   if (*i < 0 || *i > (int64_t(1) << 31)) {
-    error(config.path + ": kwargs." + key + ": " + Twine(*i) +
-          " is out of range [0, 2^31]");
+    error(where(key) + ": " + Twine(*i) + " is out of range [0, 2^31]");
     return std::nullopt;
   }
   return i;
@@ -92,7 +128,7 @@ bool ModelBuilder::boolArg(StringRef key, bool dflt) {
     return dflt;
   std::optional<bool> r = v->getAsBoolean();
   if (!r) {
-    error(config.path + ": kwargs." + key + ": expected true or false");
+    error(where(key) + ": expected true or false");
     return dflt;
   }
   return *r;
@@ -104,7 +140,7 @@ std::optional<double> ModelBuilder::optFloatArg(StringRef key) {
     return std::nullopt;
   std::optional<double> r = v->getAsNumber();
   if (!r)
-    error(config.path + ": kwargs." + key + ": expected a number");
+    error(where(key) + ": expected a number");
   return r;
 }
 
@@ -118,21 +154,10 @@ std::string ModelBuilder::stringArg(StringRef key, StringRef dflt) {
     return dflt.str();
   std::optional<StringRef> s = v->getAsString();
   if (!s) {
-    error(config.path + ": kwargs." + key + ": expected a string");
+    error(where(key) + ": expected a string");
     return dflt.str();
   }
   return s->str();
-}
-
-json::Object ModelBuilder::objectArg(StringRef key) {
-  const json::Value *v = kwarg(key);
-  if (!v)
-    return {};
-  if (!v->getAsObject()) {
-    error(config.path + ": kwargs." + key + ": expected an object");
-    return {};
-  }
-  return *v->getAsObject();
 }
 
 bool ModelBuilder::boolCall(StringRef key, bool dflt) {
@@ -180,10 +205,7 @@ void ModelBuilder::output(StringRef name, Value value) {
 }
 
 Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
-  for (const auto &kv : config.kwargs)
-    if (!readKwargs.count(kv.first.str()))
-      error(config.path + ": kwargs." + kv.first.str() +
-            ": not an argument of " + config.module);
+  reportUnread(config.kwargs, readKwargs, config.module);
   for (const TensorSpec &out : config.outputs) {
     auto it = outputs.find(out.name);
     if (it == outputs.end()) {

@@ -47,8 +47,11 @@ public:
   double floatArg(llvm::StringRef key, double dflt);
   std::optional<double> optFloatArg(llvm::StringRef key);
   std::string stringArg(llvm::StringRef key, llvm::StringRef dflt);
-  /// A nested kwargs object (e.g. sa_kwargs); empty if absent or null.
-  llvm::json::Object objectArg(llvm::StringRef key);
+  /// Runs `body` with the nested kwargs object `key` (e.g. sa_kwargs, which
+  /// the reference forwards to `className`) as the current kwargs; an absent
+  /// or null object is empty. Keys `body` never read are reported.
+  void withKwargs(llvm::StringRef key, llvm::StringRef className,
+                  llvm::function_ref<void()> body);
   bool boolCall(llvm::StringRef key, bool dflt);
 
   /// The function argument of input `name` (shape from the config), or null
@@ -94,6 +97,11 @@ public:
 private:
   mlir::Value addArgument(SignatureEntry entry);
   const llvm::json::Value *kwarg(llvm::StringRef key);
+  /// "<config>: kwargs[.nested]." + key, for diagnostics.
+  std::string where(llvm::StringRef key) const;
+  void reportUnread(const llvm::json::Object &object,
+                    const std::set<std::string> &read,
+                    llvm::StringRef className);
 
   WeightSource &weights;
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -101,6 +109,9 @@ private:
   std::vector<SignatureEntry> entries;
   std::map<std::string, mlir::Value> weightArgs;
   std::map<std::string, mlir::Value> outputs;
+  // The kwargs scope being read: the object, its path, the keys read.
+  const llvm::json::Object *kwargs;
+  std::string kwargsPath = "kwargs";
   std::set<std::string> readKwargs;
   std::string firstError;
 };

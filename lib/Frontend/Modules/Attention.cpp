@@ -15,30 +15,40 @@ using namespace mlir;
 
 namespace dat {
 
-AttentionParams readAttentionParams(ModelBuilder &mb) {
+AttentionParams makeAttentionParams(ModelBuilder &mb, int64_t dModel,
+                                    int64_t nHeads, int64_t totalHeads) {
   AttentionParams p;
-  p.dModel = mb.intArg("d_model");
-  p.nHeads = mb.intArg("n_heads");
-  mb.floatArg("dropout", 0.0); // the identity at inference
-  p.totalHeads = mb.intArg("total_n_heads", p.nHeads);
+  p.dModel = dModel;
+  p.nHeads = nHeads;
+  p.totalHeads = totalHeads;
   p.biasKV = mb.boolArg("add_bias_kv", false);
   p.biasOut = mb.boolArg("add_bias_out", false);
+  std::optional<int64_t> keyDim = mb.optIntArg("key_dim");
+  std::optional<int64_t> kvHeads = mb.optIntArg("n_kv_heads");
   if (mb.failed())
     return p;
-  if (p.nHeads == 0 || p.totalHeads == 0 || p.dModel % p.totalHeads != 0) {
-    mb.error(mb.config.path + ": kwargs.d_model: " + Twine(p.dModel) +
-             " is not divisible by the number of heads " + Twine(p.totalHeads));
+  if (nHeads == 0 || totalHeads == 0 || dModel % totalHeads != 0) {
+    mb.error(mb.config.path + ": kwargs.d_model: " + Twine(dModel) +
+             " is not divisible by the number of heads " + Twine(totalHeads));
     return p;
   }
-  p.headDim = p.dModel / p.totalHeads;
-  p.keyDim = mb.intArg("key_dim", p.headDim);
-  p.kvHeads = mb.intArg("n_kv_heads", p.nHeads);
+  p.headDim = dModel / totalHeads;
+  p.keyDim = keyDim.value_or(p.headDim);
+  p.kvHeads = kvHeads.value_or(nHeads);
   if (p.keyDim == 0)
     mb.error(mb.config.path + ": kwargs.key_dim: must be positive");
-  if (p.kvHeads == 0 || p.nHeads % p.kvHeads != 0)
+  if (p.kvHeads == 0 || nHeads % p.kvHeads != 0)
     mb.error(mb.config.path + ": kwargs.n_kv_heads: " + Twine(p.kvHeads) +
-             " does not divide n_heads " + Twine(p.nHeads));
+             " does not divide n_heads " + Twine(nHeads));
   return p;
+}
+
+AttentionParams readAttentionParams(ModelBuilder &mb) {
+  int64_t dModel = mb.intArg("d_model");
+  int64_t nHeads = mb.intArg("n_heads");
+  mb.floatArg("dropout", 0.0); // the identity at inference
+  int64_t total = mb.intArg("total_n_heads", nHeads);
+  return makeAttentionParams(mb, dModel, nHeads, total);
 }
 
 Value applyRope(ModelBuilder &mb, Value x, Value cos, Value sin,
@@ -71,10 +81,14 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   if (mb.failed())
     return {};
   auto name = [&](StringRef n) { return (prefix + n).str(); };
-  Value q = mb.splitHeads(
-      mb.linear(query, name("wq"), p.nHeads * p.keyDim, false), p.nHeads);
+  std::string wq = p.queryWeights.empty() ? name("wq") : p.queryWeights;
+  std::string wk = p.keyWeights.empty() ? name("wk") : p.keyWeights;
+  Value q =
+      mb.splitHeads(mb.linear(query, wq, p.nHeads * p.keyDim, false), p.nHeads);
   Value k = mb.splitHeads(
-      mb.linear(key, name("wk"), p.kvHeads * p.keyDim, p.biasKV), p.kvHeads);
+      mb.linear(key, wk, p.kvHeads * p.keyDim,
+                p.keyWeights.empty() ? p.biasKV : p.sharedKeyBias),
+      p.kvHeads);
   Value v = mb.splitHeads(
       mb.linear(value, name("wv"), p.kvHeads * p.headDim, p.biasKV), p.kvHeads);
   q = mb.swapSeqHeads(applyRope(mb, q, ropeCos, ropeSin, p));

@@ -19,10 +19,17 @@ struct AttentionParams {
   int64_t dModel = 0, nHeads = 0, totalHeads = 0, headDim = 0, keyDim = 0,
           kvHeads = 0;
   bool biasKV = false, biasOut = false;
+  /// With DualAttention's share_attn_params, SA's wq/wk are RA's modules.
+  std::string queryWeights, keyWeights;
+  bool sharedKeyBias = false;
 };
 
-/// Reads `Attention`'s kwargs (all of them) and validates the divisibility
-/// rules the reference asserts.
+/// Reads the kwargs `Attention` takes besides d_model/n_heads/total_n_heads
+/// (key_dim, n_kv_heads, add_bias_kv, add_bias_out) from the current kwargs
+/// scope and validates the divisibility rules the reference asserts.
+AttentionParams makeAttentionParams(ModelBuilder &mb, int64_t dModel,
+                                    int64_t nHeads, int64_t totalHeads);
+/// All of `Attention`'s kwargs.
 AttentionParams readAttentionParams(ModelBuilder &mb);
 
 struct AttentionResult {
@@ -46,7 +53,11 @@ struct RelationalAttentionParams {
   std::string activation;
   bool symmetric = false, relativeSymbols = false;
 };
-RelationalAttentionParams readRelationalAttentionParams(ModelBuilder &mb);
+/// RelationalAttention's kwargs besides d_model/n_heads/total_n_heads.
+RelationalAttentionParams makeRelationalAttentionParams(ModelBuilder &mb,
+                                                        int64_t dModel,
+                                                        int64_t nHeads,
+                                                        int64_t totalHeads);
 
 struct RelationalAttentionResult {
   mlir::Value out;       // [B,L,n_heads*head_dim], after wo
@@ -70,7 +81,26 @@ mlir::Value applyRope(ModelBuilder &mb, mlir::Value x, mlir::Value cos,
 /// The optional freqs_cos/freqs_sin inputs of op-level cases.
 std::pair<mlir::Value, mlir::Value> ropeInputs(ModelBuilder &mb);
 
+/// DualAttention (§5): returns [B,L,D] = concat(SA, RA) and records the
+/// attention weights / relations as outputs `<prefix>sa_attn_scores`, ...
+struct DualAttentionResult {
+  mlir::Value out, saWeights, raWeights, raRelations;
+};
+DualAttentionResult emitDualAttention(ModelBuilder &mb, llvm::StringRef prefix,
+                                      mlir::Value x, mlir::Value symbols,
+                                      mlir::Value cos, mlir::Value sin,
+                                      bool causal, bool wantWeights);
+
+/// Concatenates [..., a] and [..., b] along the last axis.
+mlir::Value concatLast(ModelBuilder &mb, mlir::Value a, mlir::Value b);
+/// Broadcasts a [rows, D] weight slice to [B, rows, D].
+mlir::Value broadcastBatch(ModelBuilder &mb, mlir::Value x, int64_t batch);
+
 void buildAttentionModule(ModelBuilder &mb);
+void buildDualAttentionModule(ModelBuilder &mb);
+void buildSymbolicAttentionModule(ModelBuilder &mb);
+void buildPositionalSymbolRetrieverModule(ModelBuilder &mb);
+void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb);
 void buildRelationalAttentionModule(ModelBuilder &mb);
 
 } // namespace dat

@@ -15,9 +15,12 @@ using namespace mlir;
 
 namespace dat {
 
-RelationalAttentionParams readRelationalAttentionParams(ModelBuilder &mb) {
+RelationalAttentionParams makeRelationalAttentionParams(ModelBuilder &mb,
+                                                        int64_t dModel,
+                                                        int64_t nHeads,
+                                                        int64_t totalHeads) {
   RelationalAttentionParams p;
-  p.attn = readAttentionParams(mb);
+  p.attn = makeAttentionParams(mb, dModel, nHeads, totalHeads);
   p.relations = mb.intArg("n_relations", p.attn.nHeads);
   p.activation = mb.stringArg("rel_activation", "identity");
   p.symmetric = mb.boolArg("symmetric_rels", false);
@@ -134,7 +137,12 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
 }
 
 void buildRelationalAttentionModule(ModelBuilder &mb) {
-  RelationalAttentionParams p = readRelationalAttentionParams(mb);
+  int64_t dModel = mb.intArg("d_model");
+  int64_t nHeads = mb.intArg("n_heads");
+  mb.floatArg("dropout", 0.0); // the identity at inference
+  int64_t total = mb.intArg("total_n_heads", nHeads);
+  RelationalAttentionParams p =
+      makeRelationalAttentionParams(mb, dModel, nHeads, total);
   bool causal = mb.boolCall("is_causal", false);
   Value x = mb.input("x"), symbols = mb.input("symbols");
   auto [cos, sin] = ropeInputs(mb);
