@@ -43,3 +43,57 @@ func.func @attention_mask_dynamic(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf3
                      -> tensor<1x2x?x8xf32>
   return %r : tensor<1x2x?x8xf32>
 }
+
+// CHECK-LABEL: func.func @attention_weights
+// CHECK: dat.attention_weights ins(%{{.+}}, %{{.+}} : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>) outs(%{{.+}} : tensor<2x4x16x16xf32>) scale = 0.353553385 causal -> tensor<2x4x16x16xf32>
+func.func @attention_weights(%q: tensor<2x4x16x8xf32>, %k: tensor<2x2x16x8xf32>,
+                             %o: tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32> {
+  %p = dat.attention_weights ins(%q, %k : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>)
+                             outs(%o : tensor<2x4x16x16xf32>) scale = 0.353553385 causal
+                             -> tensor<2x4x16x16xf32>
+  return %p : tensor<2x4x16x16xf32>
+}
+
+// CHECK-LABEL: func.func @rope
+// CHECK: dat.rope %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x16x4x8xf32>, tensor<16x4xf32> -> tensor<2x16x4x8xf32>
+func.func @rope(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf32>, %s: tensor<16x4xf32>)
+    -> tensor<2x16x4x8xf32> {
+  %r = dat.rope %x, %c, %s : tensor<2x16x4x8xf32>, tensor<16x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @relations
+// CHECK: dat.relations ins(%{{.+}}, %{{.+}} : tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>) outs(%{{.+}} : tensor<2x12x12x3xf32>) scale = 2.500000e-01 activation = "softmax" -> tensor<2x12x12x3xf32>
+func.func @relations(%qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>,
+                     %o: tensor<2x12x12x3xf32>) -> tensor<2x12x12x3xf32> {
+  %r = dat.relations ins(%qr, %kr : tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>)
+                     outs(%o : tensor<2x12x12x3xf32>) scale = 0.25 activation = "softmax"
+                     -> tensor<2x12x12x3xf32>
+  return %r : tensor<2x12x12x3xf32>
+}
+
+// Per-position symbols, grouped kv heads, causal; then per-pair symbols.
+// CHECK-LABEL: func.func @relational_attention
+// CHECK: dat.relational_attention ins({{.*}} : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%{{.+}} : tensor<2x4x12x8xf32>) scale = 0.353553385 rel_scale = 2.500000e-01 activation = "gelu" causal -> tensor<2x4x12x8xf32>
+// CHECK: dat.relational_attention ins({{.*}} : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x2x8xf32>, tensor<4x8x3xf32>) outs(%{{.+}} : tensor<2x4x12x8xf32>) scale = 0.353553385 rel_scale = 2.500000e-01 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+func.func @relational_attention(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>,
+                                %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>,
+                                %s: tensor<2x2x12x8xf32>, %sp: tensor<12x12x2x8xf32>,
+                                %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>)
+    -> (tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) {
+  %r = dat.relational_attention
+         ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>,
+             tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>,
+             tensor<4x8x3xf32>)
+         outs(%o : tensor<2x4x12x8xf32>)
+         scale = 0.353553385 rel_scale = 0.25 activation = "gelu" causal
+         -> tensor<2x4x12x8xf32>
+  %p = dat.relational_attention
+         ins(%q, %k, %qr, %kr, %sp, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>,
+             tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x2x8xf32>,
+             tensor<4x8x3xf32>)
+         outs(%o : tensor<2x4x12x8xf32>)
+         scale = 0.353553385 rel_scale = 0.25 activation = "identity" symbols_per_pair
+         -> tensor<2x4x12x8xf32>
+  return %r, %p : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>
+}

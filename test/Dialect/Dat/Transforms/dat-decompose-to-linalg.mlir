@@ -66,3 +66,47 @@ func.func @mask_dynamic(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>,
                      -> tensor<1x2x?x8xf32>
   return %r : tensor<1x2x?x8xf32>
 }
+
+// -----
+
+// RoPE views the last axis as pairs: both lanes read through constant maps.
+// CHECK-DAG: #[[$EVEN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, 0)>
+// CHECK-DAG: #[[$ODD:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, 1)>
+// CHECK-DAG: #[[$TAB:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3)>
+// CHECK-LABEL: func.func @rope
+// CHECK: %[[P:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1], [2], [3, 4]] output_shape [2, 16, 4, 4, 2]
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$EVEN]], #[[$ODD]], #[[$TAB]], #[[$TAB]], {{.*}}]{{.*}} ins(%[[P]], %[[P]],
+// CHECK:   linalg.index 4
+// CHECK:   arith.select
+// CHECK: tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]]
+func.func @rope(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf32>, %s: tensor<16x4xf32>)
+    -> tensor<2x16x4x8xf32> {
+  %r = dat.rope %x, %c, %s : tensor<2x16x4x8xf32>, tensor<16x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+// Relational attention: α, relations (here with a softmax over keys),
+// Σ α·symbols, Σ α·relations, then wr.
+// CHECK-DAG: #[[$WR:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>
+// CHECK-LABEL: func.func @relational_attention
+// CHECK-SAME: %[[WR:[a-z0-9]+]]: tensor<4x8x3xf32>
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK: linalg.generic {{.*}}ins(%{{.+}}, %[[WR]] : tensor<2x4x12x3xf32>, tensor<4x8x3xf32>)
+// CHECK-NOT: dat.
+func.func @relational_attention(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>,
+                                %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>,
+                                %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>,
+                                %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  %r = dat.relational_attention
+         ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>,
+             tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>,
+             tensor<4x8x3xf32>)
+         outs(%o : tensor<2x4x12x8xf32>)
+         scale = 0.353553385 rel_scale = 0.25 activation = "softmax" causal
+         -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}

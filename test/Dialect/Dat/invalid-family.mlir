@@ -1,0 +1,146 @@
+// RUN: dat-opt %s -split-input-file -verify-diagnostics
+
+// Verifier diagnostics of dat.rope, dat.attention_weights, dat.relations and
+// dat.relational_attention (dat.attention's are in invalid.mlir).
+
+func.func @f(%x: tensor<2x16x4xf32>, %c: tensor<16x2xf32>) -> tensor<2x16x4xf32> {
+  // expected-error @+1 {{expected input to have rank 4 [B,L,H,K], got rank 3}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4xf32>, tensor<16x2xf32> -> tensor<2x16x4xf32>
+  return %r : tensor<2x16x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x7xf32>, %c: tensor<16x3xf32>) -> tensor<2x16x4x7xf32> {
+  // expected-error @+1 {{expected input dim 3 (K) to be even, got 7}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x7xf32>, tensor<16x3xf32> -> tensor<2x16x4x7xf32>
+  return %r : tensor<2x16x4x7xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<12x4xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 0 (positions) to be 16 as in input dim 1, got 12}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<12x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<16x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 1 (pairs) to be 4 (input dim 3 / 2), got 8}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<16x8xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf16>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin element type 'f16' to match input element type 'f32'}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<16x4xf16> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %o: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{expected init dim 3 (key length) to be 6 as in key, got 4}}
+  %r = dat.attention_weights ins(%q, %k : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>) outs(%o : tensor<1x2x4x4xf32>) scale = 1.0 -> tensor<1x2x4x4xf32>
+  return %r : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %o: tensor<1x2x4x6x1xf32>) -> tensor<1x2x4x6x1xf32> {
+  // expected-error @+1 {{expected init to have rank 4 [B,H,Nq,Nk], got rank 5 (1x2x4x6x1)}}
+  %r = dat.attention_weights ins(%q, %k : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>) outs(%o : tensor<1x2x4x6x1xf32>) scale = 1.0 -> tensor<1x2x4x6x1xf32>
+  return %r : tensor<1x2x4x6x1xf32>
+}
+
+// -----
+
+func.func @f(%qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %o: tensor<2x12x12x3xf32>) -> tensor<2x12x12x3xf32> {
+  // expected-error @+1 {{unknown relation activation 'swish' (expected identity, relu, sigmoid, tanh, silu, gelu or softmax)}}
+  %r = dat.relations ins(%qr, %kr : tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>) outs(%o : tensor<2x12x12x3xf32>) scale = 0.25 activation = "swish" -> tensor<2x12x12x3xf32>
+  return %r : tensor<2x12x12x3xf32>
+}
+
+// -----
+
+func.func @f(%qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x8xf32>, %o: tensor<2x12x12x3xf32>) -> tensor<2x12x12x3xf32> {
+  // expected-error @+1 {{expected rel_key dim 3 (rel dim) to be 16 as in rel_query, got 8}}
+  %r = dat.relations ins(%qr, %kr : tensor<2x3x12x16xf32>, tensor<2x3x12x8xf32>) outs(%o : tensor<2x12x12x3xf32>) scale = 0.25 activation = "identity" -> tensor<2x12x12x3xf32>
+  return %r : tensor<2x12x12x3xf32>
+}
+
+// -----
+
+func.func @f(%qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %o: tensor<2x12x12x4xf32>) -> tensor<2x12x12x4xf32> {
+  // expected-error @+1 {{expected init dim 3 (relations) to be 3 as in rel_query, got 4}}
+  %r = dat.relations ins(%qr, %kr : tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>) outs(%o : tensor<2x12x12x4xf32>) scale = 0.25 activation = "identity" -> tensor<2x12x12x4xf32>
+  return %r : tensor<2x12x12x4xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x2xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected wr dim 2 (relations) to be 3 as in rel_query, got 2}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x2xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x6x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected wr dim 1 (head dim) to be 8 as in init, got 6}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x6x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x3x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x3x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected query dim 1 (heads) 4 to be a multiple of key dim 1 (kv heads) 3}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x3x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x10x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbols dim 2 (key length) to be 12 as in key, got 10}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x10x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x12x2x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbols dim 0 (batch) to be 2 as in query, got 12}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x2x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x11x2x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbols dim 1 (key length) to be 12 as in key, got 11}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x11x2x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{unknown relation activation 'softplus'}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "softplus" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected rank-4 query, key, symbols and init and a rank-3 wr [H,hd,R]}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
