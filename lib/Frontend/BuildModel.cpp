@@ -19,6 +19,7 @@ constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
+    {"MultiHeadDotProductAttention", buildHylaAttentionModule},
     {"SymbolicAttention", buildSymbolicAttentionModule},
     {"PositionalSymbolRetriever", buildPositionalSymbolRetrieverModule},
     {"PositionRelativeSymbolRetriever",

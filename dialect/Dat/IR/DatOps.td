@@ -338,4 +338,108 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// HyperAttentionOp
+//===----------------------------------------------------------------------===//
+
+class Dat_HyperAttentionBase<string mnemonic, list<Trait> traits = []>
+    : Dat_Op<mnemonic, !listconcat(traits, [Pure, AttrSizedOperandSegments,
+                                            DestinationStyleOpInterface])> {
+  let results = (outs AnyRankedTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention"> {
+  let summary = "multi-head attention normalized across heads with a "
+                "generated value network (HYLA)";
+  let description = [{
+    The attention of `MultiHeadDotProductAttention` in the HYLA reference
+    (spec §8.2). With `s[b,h,i,j] = scale · ⟨query[b,h,i], key[b,h,j]⟩ +
+    bias[·,h,i,j]`:
+
+    * `normalization = "softmax"`: masked `s` are replaced by the lowest
+      float, then `a = softmax_j(s)`;
+    * `"rms_head"`: masked `s` are 0, then
+      `a[b,h,i,j] = s · rsqrt(mean_h' s[b,h',i,j]² + 1e-6)` — normalized
+      across the **head** axis, per (query, key) pair;
+    * `"none"`: masked `s` are 0, `a = s`.
+
+    The value network (`network`):
+
+    * `"default"`: `result[b,h,i,:] = Σ_j a[b,h,i,j] · value[b,h,j,:]`;
+    * `"mlp_relu"` / `"mlp_linear"`: a per-(query, key) network generated
+      from the head vector `a[b,:,i,j]`:
+      `z[b,i,j,:] = φ(Σ_h a[b,h,i,j] · value[b,h,j,:])`,
+      `result[b,h,i,:] = Σ_j a[b,h,i,j] · z[b,i,j,:]` (φ = relu or identity).
+
+    Shapes: `query [B,H,Lq,dq]`, `key [B,H,Lk,dq]`, `value [B,H,Lk,dv]`,
+    optional `bias [1 or B,H,Lq,Lk]`, `mask [Lq,Lk]`, `init [B,H,Lq,dv]`.
+    The result is before the output projection.
+
+    ```mlir
+    %o = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>,
+                                 tensor<2x8x16x2xf32>)
+                             bias(%b : tensor<1x8x16x16xf32>)
+                             outs(%init : tensor<2x8x16x2xf32>)
+                             scale = 0.707106769 normalization = "rms_head"
+                             network = "mlp_relu" causal -> tensor<2x8x16x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value,
+                       Optional<AnyRankedTensor>:$bias,
+                       Optional<AnyRankedTensor>:$mask,
+                       AnyRankedTensor:$init, F32Attr:$scale,
+                       StrAttr:$normalization, StrAttr:$network,
+                       UnitProp:$causal);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+        type($value) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale `normalization` `=` $normalization
+    `network` `=` $network (`causal` $causal^)?
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
+def Dat_HyperAttentionWeightsOp
+    : Dat_HyperAttentionBase<"hyper_attention_weights"> {
+  let summary = "the normalized attention weights of dat.hyper_attention";
+  let description = [{
+    The weights `a[b,h,i,j]` that `dat.hyper_attention` with the same
+    operands computes (the reference's returned attention weights),
+    `init [B,H,Lq,Lk]`. Materializes the N×N tensor: for inspection only.
+
+    ```mlir
+    %a = dat.hyper_attention_weights ins(%q, %k : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>)
+                                     outs(%init : tensor<2x8x16x16xf32>)
+                                     scale = 0.707106769 normalization = "softmax"
+                                     -> tensor<2x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       Optional<AnyRankedTensor>:$bias,
+                       Optional<AnyRankedTensor>:$mask,
+                       AnyRankedTensor:$init, F32Attr:$scale,
+                       StrAttr:$normalization, UnitProp:$causal);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `:` type($query) `,` type($key) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    `scale` `=` $scale `normalization` `=` $normalization
+    (`causal` $causal^)?
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
 #endif // DAT_DIALECT_DAT_IR_DATOPS_TD

@@ -98,6 +98,8 @@ mlir::Value broadcastBatch(ModelBuilder &mb, mlir::Value x, int64_t batch);
 
 void buildAttentionModule(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
+/// HYLA's MultiHeadDotProductAttention (Flax), self-attention.
+void buildHylaAttentionModule(ModelBuilder &mb);
 void buildSymbolicAttentionModule(ModelBuilder &mb);
 void buildPositionalSymbolRetrieverModule(ModelBuilder &mb);
 void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb);

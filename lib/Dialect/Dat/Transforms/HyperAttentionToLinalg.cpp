@@ -1,0 +1,298 @@
+//===- HyperAttentionToLinalg.cpp - reference lowering of HYLA attention --===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// Scores with the additive bias, the reference's mask fill for each
+// normalization (lowest float for softmax, 0 otherwise), the normalization,
+// then the value network.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionBuilders.h"
+#include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+#include <cfloat>
+
+namespace mlir::dat {
+namespace {
+
+/// a[b,h,i,j] in `accTy` for the operands of either HYLA op.
+Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
+                        Value bias, Value mask, bool causal, double scale,
+                        StringRef normalization, FloatType accTy) {
+  MLIRContext *ctx = rw.getContext();
+  auto size = [&](Value v, int64_t d) {
+    return tensor::getMixedSize(rw, loc, v, d);
+  };
+  OpFoldResult B = size(query, 0), H = size(query, 1), Lq = size(query, 2),
+               Lk = size(key, 2);
+  AffineExpr b, h, i, j, x;
+  bindDims(ctx, b, h, i, j, x);
+  auto map5 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(5, 0, r, ctx);
+  };
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
+  Value s = filledTensor(rw, loc, {B, H, Lq, Lk}, accTy, zero);
+  s = linalg::GenericOp::create(
+          rw, loc, s.getType(), ValueRange{query, key}, ValueRange{s},
+          ArrayRef<AffineMap>{map5({b, h, i, x}), map5({b, h, j, x}),
+                              map5({b, h, i, j})},
+          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value p =
+                arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
+                                      castFloat(nb, nl, args[1], accTy));
+            Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+            linalg::YieldOp::create(nb, nl, sum);
+          })
+          .getResult(0);
+
+  // scale, + bias, then the mask fill of this normalization.
+  bool softmax = normalization == "softmax";
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  if (bias) {
+    bool broadcast = cast<RankedTensorType>(bias.getType()).getDimSize(0) == 1;
+    ins.push_back(bias);
+    maps.push_back(AffineMap::get(
+        4, 0, {broadcast ? getAffineConstantExpr(0, ctx) : d0, d1, d2, d3},
+        ctx));
+  }
+  if (mask) {
+    ins.push_back(mask);
+    maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
+  }
+  maps.push_back(id4);
+  Value scaleV =
+      arith::ConstantOp::create(rw, loc, rw.getFloatAttr(accTy, scale));
+  // Softmax fills with the lowest float32 (finfo.min), not -inf: a fully
+  // masked row then becomes uniform, as in the reference.
+  TypedAttr fill = softmax ? rw.getFloatAttr(accTy, -FLT_MAX) : zero;
+  bool hasBias = bias != nullptr, hasMask = mask != nullptr;
+  s = linalg::GenericOp::create(
+          rw, loc, s.getType(), ins, ValueRange{s}, maps,
+          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value v = arith::MulFOp::create(nb, nl, args.back(), scaleV);
+            if (hasBias)
+              v = arith::AddFOp::create(nb, nl, v,
+                                        castFloat(nb, nl, args[0], accTy));
+            Value allowed;
+            if (hasMask)
+              allowed = args[hasBias ? 1 : 0];
+            if (causal) {
+              Value row = linalg::IndexOp::create(nb, nl, 2);
+              Value col = linalg::IndexOp::create(nb, nl, 3);
+              Value ok = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::ule, col, row);
+              allowed =
+                  allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
+            }
+            if (allowed)
+              v = arith::SelectOp::create(
+                  nb, nl, allowed, v, arith::ConstantOp::create(nb, nl, fill));
+            linalg::YieldOp::create(nb, nl, v);
+          })
+          .getResult(0);
+  if (normalization == "none")
+    return s;
+
+  if (normalization == "rms_head") {
+    // ms[b,i,j] = mean over heads of s²; a = s · rsqrt(ms + 1e-6).
+    AffineMap pairMap = AffineMap::get(4, 0, {d0, d2, d3}, ctx);
+    Value ms = filledTensor(rw, loc, {B, Lq, Lk}, accTy, zero);
+    ms = linalg::GenericOp::create(
+             rw, loc, ms.getType(), ValueRange{s}, ValueRange{ms},
+             ArrayRef<AffineMap>{id4, pairMap},
+             ArrayRef<IteratorType>{kRed, kPar, kPar, kPar},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value sq = arith::MulFOp::create(nb, nl, args[0], args[0]);
+               Value sum = arith::AddFOp::create(nb, nl, args[1], sq);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+             .getResult(0);
+    Value heads = getValueOrCreateConstantIndexOp(rw, loc, H);
+    return linalg::GenericOp::create(
+               rw, loc, s.getType(), ValueRange{ms}, ValueRange{s},
+               ArrayRef<AffineMap>{pairMap, id4},
+               ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 Value n = arith::UIToFPOp::create(
+                     nb, nl, accTy,
+                     arith::IndexCastUIOp::create(nb, nl, nb.getI64Type(),
+                                                  heads));
+                 Value mean = arith::DivFOp::create(nb, nl, args[0], n);
+                 Value eps = arith::ConstantOp::create(
+                     nb, nl, nb.getFloatAttr(accTy, 1e-6));
+                 Value r = math::RsqrtOp::create(
+                     nb, nl, arith::AddFOp::create(nb, nl, mean, eps));
+                 linalg::YieldOp::create(
+                     nb, nl, Value(arith::MulFOp::create(nb, nl, args[1], r)));
+               })
+        .getResult(0);
+  }
+
+  // softmax over j.
+  AffineMap rowMap = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
+  TypedAttr negInf =
+      rw.getFloatAttr(accTy, APFloat::getInf(accTy.getFloatSemantics(), true));
+  Value mx = filledTensor(rw, loc, {B, H, Lq}, accTy, negInf);
+  mx = linalg::GenericOp::create(
+           rw, loc, mx.getType(), ValueRange{s}, ValueRange{mx},
+           ArrayRef<AffineMap>{id4, rowMap},
+           ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
+           [&](OpBuilder &nb, Location nl, ValueRange args) {
+             linalg::YieldOp::create(
+                 nb, nl,
+                 Value(arith::MaximumFOp::create(nb, nl, args[0], args[1])));
+           })
+           .getResult(0);
+  Value ex = linalg::GenericOp::create(
+                 rw, loc, s.getType(), ValueRange{mx}, ValueRange{s},
+                 ArrayRef<AffineMap>{rowMap, id4},
+                 ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+                 [&](OpBuilder &nb, Location nl, ValueRange args) {
+                   Value dlt = arith::SubFOp::create(nb, nl, args[1], args[0]);
+                   linalg::YieldOp::create(
+                       nb, nl, Value(math::ExpOp::create(nb, nl, dlt)));
+                 })
+                 .getResult(0);
+  Value sum = filledTensor(rw, loc, {B, H, Lq}, accTy, zero);
+  sum =
+      linalg::GenericOp::create(
+          rw, loc, sum.getType(), ValueRange{ex}, ValueRange{sum},
+          ArrayRef<AffineMap>{id4, rowMap},
+          ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::AddFOp::create(nb, nl, args[0], args[1])));
+          })
+          .getResult(0);
+  return linalg::GenericOp::create(
+             rw, loc, ex.getType(), ValueRange{sum}, ValueRange{ex},
+             ArrayRef<AffineMap>{rowMap, id4},
+             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   Value(arith::DivFOp::create(nb, nl, args[1], args[0])));
+             })
+      .getResult(0);
+}
+
+/// Writes `x` (accumulation type) into `init`, converting elements.
+Value convertInto(OpBuilder &b, Location loc, Value x, Value init) {
+  auto t = cast<RankedTensorType>(init.getType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, t, ValueRange{x}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<IteratorType>(t.getRank(), kPar),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl, castFloat(nb, nl, args[0], t.getElementType()));
+             })
+      .getResult(0);
+}
+
+struct HyperAttentionWeightsToLinalg final
+    : OpRewritePattern<HyperAttentionWeightsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HyperAttentionWeightsOp op,
+                                PatternRewriter &rw) const override {
+    FloatType accTy = accumulationType(
+        cast<RankedTensorType>(op.getQuery().getType()).getElementType());
+    Value a = buildHyperWeights(rw, op.getLoc(), op.getQuery(), op.getKey(),
+                                op.getBias(), op.getMask(), op.getCausal(),
+                                op.getScale().convertToDouble(),
+                                op.getNormalization(), accTy);
+    rw.replaceOp(op, convertInto(rw, op.getLoc(), a, op.getInit()));
+    return success();
+  }
+};
+
+struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HyperAttentionOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    FloatType accTy = accumulationType(
+        cast<RankedTensorType>(op.getQuery().getType()).getElementType());
+    Value a = buildHyperWeights(rw, loc, op.getQuery(), op.getKey(),
+                                op.getBias(), op.getMask(), op.getCausal(),
+                                op.getScale().convertToDouble(),
+                                op.getNormalization(), accTy);
+    AffineExpr b, h, i, e, j;
+    bindDims(ctx, b, h, i, e, j);
+    auto map5 = [&](ArrayRef<AffineExpr> r) {
+      return AffineMap::get(5, 0, r, ctx);
+    };
+    auto mac = [&](OpBuilder &nb, Location nl, ValueRange args) {
+      Value p = arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
+                                      castFloat(nb, nl, args[1], accTy));
+      Value s = arith::AddFOp::create(nb, nl, args[2], p);
+      linalg::YieldOp::create(nb, nl, s);
+    };
+    TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
+    SmallVector<OpFoldResult> oShape =
+        tensor::getMixedSizes(rw, loc, op.getInit());
+    Value acc = filledTensor(rw, loc, oShape, accTy, zero);
+
+    Value values = op.getValue();
+    AffineMap valueMap = map5({b, h, j, e});
+    if (op.getNetwork() != "default") {
+      // z[b,i,j,e] = φ(Σ_h a[b,h,i,j] · v[b,h,j,e])   (loops b, i, j, e, h)
+      AffineExpr zb, zi, zj, ze, zh;
+      bindDims(ctx, zb, zi, zj, ze, zh);
+      OpFoldResult Lk = tensor::getMixedSize(rw, loc, op.getKey(), 2);
+      Value z = filledTensor(rw, loc, {oShape[0], oShape[2], Lk, oShape[3]},
+                             accTy, zero);
+      z = linalg::GenericOp::create(
+              rw, loc, z.getType(), ValueRange{a, values}, ValueRange{z},
+              ArrayRef<AffineMap>{map5({zb, zh, zi, zj}),
+                                  map5({zb, zh, zj, ze}),
+                                  map5({zb, zi, zj, ze})},
+              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
+              .getResult(0);
+      if (op.getNetwork() == "mlp_relu") {
+        AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+        z = linalg::GenericOp::create(
+                rw, loc, z.getType(), ValueRange{}, ValueRange{z},
+                ArrayRef<AffineMap>{id4},
+                ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+                [&](OpBuilder &nb, Location nl, ValueRange args) {
+                  linalg::YieldOp::create(
+                      nb, nl, emitActivation(nb, nl, "relu", args[0]));
+                })
+                .getResult(0);
+      }
+      values = z;
+      valueMap = map5({b, i, j, e});
+    }
+    // result[b,h,i,e] = Σ_j a[b,h,i,j] · values   (loops b, h, i, e, j)
+    acc = linalg::GenericOp::create(
+              rw, loc, acc.getType(), ValueRange{a, values}, ValueRange{acc},
+              ArrayRef<AffineMap>{map5({b, h, i, j}), valueMap,
+                                  map5({b, h, i, e})},
+              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
+              .getResult(0);
+    rw.replaceOp(op, convertInto(rw, loc, acc, op.getInit()));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateHyperAttentionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<HyperAttentionToLinalg, HyperAttentionWeightsToLinalg>(
+      patterns.getContext());
+}
+
+} // namespace mlir::dat
