@@ -1,7 +1,7 @@
 // RUN: dat-opt %s -split-input-file -verify-diagnostics
 
-// Verifier diagnostics of dat.rope, dat.attention_weights, dat.relations and
-// dat.relational_attention (dat.attention's are in invalid.mlir).
+// Verifier diagnostics of dat.rope, dat.attention_weights, dat.relations,
+// dat.relational_attention and dat.hyper_attention (dat.attention's are in invalid.mlir).
 
 func.func @f(%x: tensor<2x16x4xf32>, %c: tensor<16x2xf32>) -> tensor<2x16x4xf32> {
   // expected-error @+1 {{expected input to have rank 4 [B,L,H,K], got rank 3}}
@@ -143,4 +143,52 @@ func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3
   // expected-error @+1 {{expected rank-4 query, key, symbols and init and a rank-3 wr [H,hd,R]}}
   %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x2xf32>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{unknown normalization 'l2' (expected softmax, rms_head or none)}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "l2" network = "default" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x2xf32>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{unknown value network 'swiglu' (expected default, mlp_relu or mlp_linear)}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "swiglu" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x12x2xf32>, %o: tensor<2x8x16x2xf32>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{expected value dim 2 (key length) to be 16, got 12}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x12x2xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x4xf32>) -> tensor<2x8x16x4xf32> {
+  // expected-error @+1 {{expected init dim 3 (value dim) to be 2, got 4}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) outs(%o : tensor<2x8x16x4xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x4xf32>
+  return %r : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x2xf32>, %b: tensor<1x4x16x16xf32>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{expected bias dim 1 (heads) to be 8, got 4}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) bias(%b : tensor<1x4x16x16xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x2xf32>, %b: tensor<3x8x16x16xf32>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{expected bias dim 0 (batch) to be 2, got 3}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) bias(%b : tensor<3x8x16x16xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
 }

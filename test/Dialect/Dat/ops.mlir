@@ -97,3 +97,25 @@ func.func @relational_attention(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf3
          -> tensor<2x4x12x8xf32>
   return %r, %p : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>
 }
+
+// CHECK-LABEL: func.func @hyper_attention
+// CHECK: dat.hyper_attention ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) bias(%{{.+}} : tensor<1x8x16x16xf32>) outs(%{{.+}} : tensor<2x8x16x2xf32>) scale = 0.707106769 normalization = "rms_head" network = "mlp_relu" causal -> tensor<2x8x16x2xf32>
+// CHECK: dat.hyper_attention_weights ins(%{{.+}}, %{{.+}} : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) mask(%{{.+}} : tensor<16x16xi1>) outs(%{{.+}} : tensor<2x8x16x16xf32>) scale = 0.707106769 normalization = "softmax" -> tensor<2x8x16x16xf32>
+func.func @hyper_attention(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>,
+                           %v: tensor<2x8x16x2xf32>, %b: tensor<1x8x16x16xf32>,
+                           %m: tensor<16x16xi1>, %o: tensor<2x8x16x2xf32>,
+                           %w: tensor<2x8x16x16xf32>)
+    -> (tensor<2x8x16x2xf32>, tensor<2x8x16x16xf32>) {
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>,
+                               tensor<2x8x16x2xf32>)
+                           bias(%b : tensor<1x8x16x16xf32>)
+                           outs(%o : tensor<2x8x16x2xf32>)
+                           scale = 0.707106769 normalization = "rms_head"
+                           network = "mlp_relu" causal -> tensor<2x8x16x2xf32>
+  %a = dat.hyper_attention_weights ins(%q, %k : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>)
+                                   mask(%m : tensor<16x16xi1>)
+                                   outs(%w : tensor<2x8x16x16xf32>)
+                                   scale = 0.707106769 normalization = "softmax"
+                                   -> tensor<2x8x16x16xf32>
+  return %r, %a : tensor<2x8x16x2xf32>, tensor<2x8x16x16xf32>
+}
