@@ -21,6 +21,7 @@ constexpr ModuleEntry kModules[] = {
     {"DualAttention", buildDualAttentionModule},
     {"MultiHeadDotProductAttention", buildHylaAttentionModule},
     {"SymbolicAttention", buildSymbolicAttentionModule},
+    {"RelationalSymbolicAttention", buildRelationalSymbolicAttentionModule},
     {"PositionalSymbolRetriever", buildPositionalSymbolRetrieverModule},
     {"PositionRelativeSymbolRetriever",
      buildPositionRelativeSymbolRetrieverModule},

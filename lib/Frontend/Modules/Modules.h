@@ -101,6 +101,13 @@ void buildDualAttentionModule(ModelBuilder &mb);
 /// HYLA's MultiHeadDotProductAttention (Flax), self-attention.
 void buildHylaAttentionModule(ModelBuilder &mb);
 void buildSymbolicAttentionModule(ModelBuilder &mb);
+void buildRelationalSymbolicAttentionModule(ModelBuilder &mb);
+
+/// SymbolicAttention (§4.1) on x [B,L,d], weights under `prefix`.
+mlir::Value emitSymbolicAttention(ModelBuilder &mb, llvm::StringRef prefix,
+                                  mlir::Value x, int64_t d, int64_t heads,
+                                  int64_t symbols, double dropout,
+                                  std::optional<double> scale);
 void buildPositionalSymbolRetrieverModule(ModelBuilder &mb);
 void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb);
 void buildRelationalAttentionModule(ModelBuilder &mb);

@@ -13,8 +13,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace llvm;
@@ -46,6 +48,51 @@ Value broadcastBatch(ModelBuilder &mb, Value x, int64_t batch) {
 /// the positional ones).
 static Value streamInput(ModelBuilder &mb) { return mb.input("x"); }
 
+Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
+                            int64_t d, int64_t heads, int64_t symbols,
+                            double dropout, std::optional<double> scale) {
+  if (mb.failed() || !x)
+    return {};
+  if (dropout != 0.0) {
+    // The reference passes dropout_p to SDPA even in eval mode (spec §4.1):
+    // its output is random, so no compiled program can match it.
+    mb.error(mb.config.path + ": kwargs.dropout: SymbolicAttention applies "
+                              "dropout even at inference in the reference; "
+                              "only 0 gives a deterministic model");
+    return {};
+  }
+  if (heads == 0 || symbols == 0 || d % heads != 0) {
+    mb.error(mb.config.path + ": kwargs.d_model: " + Twine(d) +
+             " must be divisible by the symbolic attention heads " +
+             Twine(heads) + " (and n_symbols positive)");
+    return {};
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (xt.getRank() != 3 || xt.getDimSize(2) != d) {
+    mb.error(mb.config.path + ": the symbolic attention input must be [B, L, " +
+             Twine(d) + "]");
+    return {};
+  }
+  auto name = [&](StringRef n) { return (prefix + n).str(); };
+  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = d / heads;
+  Value templates = mb.weight(name("template_features"), {symbols, d});
+  Value library = mb.weight(name("symbol_library"), {symbols, d});
+  Value q = mb.swapSeqHeads(
+      mb.splitHeads(mb.linear(x, name("q_proj"), d, true), heads));
+  Value k =
+      mb.swapSeqHeads(mb.splitHeads(broadcastBatch(mb, templates, B), heads));
+  Value v =
+      mb.swapSeqHeads(mb.splitHeads(broadcastBatch(mb, library, B), heads));
+  if (mb.failed())
+    return {};
+  float c = scale ? static_cast<float>(*scale)
+                  : 1.0f / std::sqrt(static_cast<float>(dh));
+  Value o = mlir::dat::AttentionOp::create(mb.b, mb.loc, q, k, v,
+                                           mb.emptyLike({B, heads, L, dh}), c,
+                                           /*causal=*/false);
+  return mb.mergeHeads(o);
+}
+
 void buildSymbolicAttentionModule(ModelBuilder &mb) {
   int64_t d = mb.intArg("d_model");
   int64_t heads = mb.intArg("n_heads");
@@ -53,47 +100,172 @@ void buildSymbolicAttentionModule(ModelBuilder &mb) {
   double dropout = mb.floatArg("dropout", 0.0);
   std::optional<double> scale = mb.optFloatArg("scale");
   mb.boolArg("trainable_symbols", true); // only toggles requires_grad
-  if (mb.failed())
-    return;
-  if (dropout != 0.0) {
-    // The reference passes dropout_p to SDPA even in eval mode (spec §4.1):
-    // its output is random, so no compiled program can match it.
-    mb.error(mb.config.path + ": kwargs.dropout: SymbolicAttention applies "
-                              "dropout even at inference in the reference; "
-                              "only 0 gives a deterministic model");
-    return;
-  }
-  if (heads == 0 || symbols == 0 || d % heads != 0) {
-    mb.error(mb.config.path + ": kwargs.d_model: " + Twine(d) +
-             " must be divisible by n_heads " + Twine(heads) +
-             " (and n_symbols positive)");
-    return;
-  }
+  mb.output("symbols", emitSymbolicAttention(mb, "", streamInput(mb), d, heads,
+                                             symbols, dropout, scale));
+}
+
+/// Softmax over axis 2 of a rank-4 float32 tensor.
+static Value softmaxAxis2(ModelBuilder &mb, Value x) {
+  MLIRContext *ctx = mb.b.getContext();
+  auto t = cast<RankedTensorType>(x.getType());
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap row = AffineMap::get(4, 0, {d0, d1, d3}, ctx);
+  SmallVector<int64_t> rowShape = {t.getDimSize(0), t.getDimSize(1),
+                                   t.getDimSize(3)};
+  using IT = utils::IteratorType;
+  SmallVector<IT> reduce = {IT::parallel, IT::parallel, IT::reduction,
+                            IT::parallel};
+  SmallVector<IT> par(4, IT::parallel);
+  auto filled = [&](double v) {
+    Value c = arith::ConstantOp::create(
+        mb.b, mb.loc, mb.b.getF32FloatAttr(static_cast<float>(v)));
+    return linalg::FillOp::create(mb.b, mb.loc, c, mb.emptyLike(rowShape))
+        .getResult(0);
+  };
+  Value mx =
+      linalg::GenericOp::create(
+          mb.b, mb.loc, filled(-INFINITY).getType(), ValueRange{x},
+          ValueRange{filled(-INFINITY)}, ArrayRef<AffineMap>{id, row}, reduce,
+          [](OpBuilder &nb, Location nl, ValueRange a) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
+          })
+          .getResult(0);
+  Value ex = linalg::GenericOp::create(
+                 mb.b, mb.loc, t, ValueRange{x, mx},
+                 ValueRange{mb.emptyLike(t.getShape())},
+                 ArrayRef<AffineMap>{id, row, id}, par,
+                 [](OpBuilder &nb, Location nl, ValueRange a) {
+                   Value dlt = arith::SubFOp::create(nb, nl, a[0], a[1]);
+                   linalg::YieldOp::create(
+                       nb, nl, Value(math::ExpOp::create(nb, nl, dlt)));
+                 })
+                 .getResult(0);
+  Value sum =
+      linalg::GenericOp::create(
+          mb.b, mb.loc, filled(0).getType(), ValueRange{ex},
+          ValueRange{filled(0)}, ArrayRef<AffineMap>{id, row}, reduce,
+          [](OpBuilder &nb, Location nl, ValueRange a) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::AddFOp::create(nb, nl, a[0], a[1])));
+          })
+          .getResult(0);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, t, ValueRange{ex, sum},
+             ValueRange{mb.emptyLike(t.getShape())},
+             ArrayRef<AffineMap>{id, row, id}, par,
+             [](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(
+                   nb, nl, Value(arith::DivFOp::create(nb, nl, a[0], a[1])));
+             })
+      .getResult(0);
+}
+
+void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
+  int64_t d = mb.intArg("d_model");
+  int64_t relHeads = mb.intArg("rel_n_heads");
+  int64_t symHeads = mb.intArg("symbolic_attn_n_heads");
+  int64_t symbols = mb.intArg("n_symbols");
+  int64_t delta = mb.intArg("nbhd_delta");
+  bool causalNbhd = mb.boolArg("causal_nbhd", true);
+  bool includeSelf = mb.boolArg("include_self", false);
+  bool normalize = mb.boolArg("normalize_rels", true);
+  double dropout = mb.floatArg("dropout", 0.0);
+  std::optional<double> relScale = mb.optFloatArg("rel_scale");
+  std::optional<double> symScale = mb.optFloatArg("symbolic_attn_scale");
   Value x = streamInput(mb);
-  if (!x)
+  if (mb.failed() || !x)
     return;
-  auto xt = cast<RankedTensorType>(x.getType());
-  if (xt.getRank() != 3 || xt.getDimSize(2) != d) {
-    mb.error(mb.config.path + ": inputs.x: expected [B, L, " + Twine(d) + "]");
+  if (relHeads == 0 || d % relHeads) {
+    mb.error(mb.config.path + ": kwargs.rel_n_heads: " + Twine(relHeads) +
+             " must divide d_model " + Twine(d));
     return;
   }
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = d / heads;
-  Value templates = mb.weight("template_features", {symbols, d});
-  Value library = mb.weight("symbol_library", {symbols, d});
-  Value q =
-      mb.swapSeqHeads(mb.splitHeads(mb.linear(x, "q_proj", d, true), heads));
-  Value k =
-      mb.swapSeqHeads(mb.splitHeads(broadcastBatch(mb, templates, B), heads));
-  Value v =
-      mb.swapSeqHeads(mb.splitHeads(broadcastBatch(mb, library, B), heads));
+  // Neighbour offsets in the reference's order (spec §4.4).
+  SmallVector<int64_t> offsets;
+  if (causalNbhd) {
+    for (int64_t m = includeSelf ? 0 : 1; m <= delta; ++m)
+      offsets.push_back(-m);
+  } else {
+    for (int64_t m = -delta; m <= delta; ++m)
+      if (m != 0 || includeSelf)
+        offsets.push_back(m);
+  }
+  if (offsets.empty()) {
+    mb.error(mb.config.path + ": kwargs.nbhd_delta: the neighbourhood is "
+                              "empty");
+    return;
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dk = d / relHeads;
+  int64_t nb = offsets.size();
+  Value q = mb.splitHeads(mb.linear(x, "q_proj", d, true), relHeads);
+  Value k = mb.splitHeads(mb.linear(x, "k_proj", d, true), relHeads);
   if (mb.failed())
     return;
-  float c = scale ? static_cast<float>(*scale)
-                  : 1.0f / std::sqrt(static_cast<float>(dh));
-  Value o = mlir::dat::AttentionOp::create(mb.b, mb.loc, q, k, v,
-                                           mb.emptyLike({B, heads, L, dh}), c,
-                                           /*causal=*/false);
-  mb.output("symbols", mb.mergeHeads(o));
+  // N[i,m] = clamp(i + offset_m, 0, L-1), a compile-time table.
+  SmallVector<int64_t> table;
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t off : offsets)
+      table.push_back(std::clamp<int64_t>(i + off, 0, L - 1));
+  auto tableTy = RankedTensorType::get({L, nb}, mb.b.getIndexType());
+  Value nbhd = arith::ConstantOp::create(
+      mb.b, mb.loc, DenseElementsAttr::get(tableTy, ArrayRef<int64_t>(table)));
+  // R[b,i,m,h] = Σ_c q[b,i,h,c] · k[b,N[i,m],h,c]   (loops b, i, m, h, c)
+  MLIRContext *ctx = mb.b.getContext();
+  AffineExpr b, i, m, h, c;
+  bindDims(ctx, b, i, m, h, c);
+  SmallVector<int64_t> rShape = {B, L, nb, relHeads};
+  Value zero = arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
+  Value rInit = linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(rShape))
+                    .getResult(0);
+  using IT = utils::IteratorType;
+  Value rel =
+      linalg::GenericOp::create(
+          mb.b, mb.loc, rInit.getType(), ValueRange{q, nbhd}, ValueRange{rInit},
+          ArrayRef<AffineMap>{AffineMap::get(5, 0, {b, i, h, c}, ctx),
+                              AffineMap::get(5, 0, {i, m}, ctx),
+                              AffineMap::get(5, 0, {b, i, m, h}, ctx)},
+          ArrayRef<IT>{IT::parallel, IT::parallel, IT::parallel, IT::parallel,
+                       IT::reduction},
+          [&](OpBuilder &nb2, Location nl, ValueRange args) {
+            Value bi = linalg::IndexOp::create(nb2, nl, 0);
+            Value hi = linalg::IndexOp::create(nb2, nl, 3);
+            Value ci = linalg::IndexOp::create(nb2, nl, 4);
+            Value kv = tensor::ExtractOp::create(
+                nb2, nl, k, ValueRange{bi, args[1], hi, ci});
+            Value p = arith::MulFOp::create(nb2, nl, args[0], kv);
+            linalg::YieldOp::create(
+                nb2, nl, Value(arith::AddFOp::create(nb2, nl, args[2], p)));
+          })
+          .getResult(0);
+  if (normalize) {
+    double scale = relScale.value_or(1.0 / std::sqrt(double(d) / relHeads));
+    Value sv = arith::ConstantOp::create(
+        mb.b, mb.loc, mb.b.getF32FloatAttr(static_cast<float>(scale)));
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    rel =
+        linalg::GenericOp::create(
+            mb.b, mb.loc, rel.getType(), ValueRange{}, ValueRange{rel},
+            ArrayRef<AffineMap>{id}, SmallVector<IT>(4, IT::parallel),
+            [&](OpBuilder &nb2, Location nl, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb2, nl, Value(arith::MulFOp::create(nb2, nl, args[0], sv)));
+            })
+            .getResult(0);
+    rel = softmaxAxis2(mb, rel);
+  }
+  // z[b,i, m·Hr + h]: offset-major, head-minor.
+  Value z = tensor::CollapseShapeOp::create(
+      mb.b, mb.loc,
+      RankedTensorType::get({B, L, nb * relHeads}, mb.b.getF32Type()), rel,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value projected = mb.linear(z, "model_dim_proj", d, true);
+  mb.output("symbols",
+            emitSymbolicAttention(mb, "symbolic_attention.", projected, d,
+                                  symHeads, symbols, dropout, symScale));
 }
 
 void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
