@@ -2,22 +2,27 @@
 """Writes a float32 safetensors file for the frontend tests (no numpy).
 
 usage: make_safetensors.py OUT NAME=DxD... [NAME=...] [--truncate N] [--tied a,b]
-Values are a fixed ramp (0.01 * index), so files are reproducible.
+                           [--random SEED]
+Values are a fixed ramp (0.01 * index), or with --random uniform in
+[-0.5, 0.5) from a seeded generator; files are reproducible either way.
 """
 import json
+import random
 import struct
 import sys
 
 
 def main():
     out, specs = sys.argv[1], sys.argv[2:]
-    truncate, tied = None, []
+    truncate, tied, seed = None, [], None
     tensors = []
     i = 0
     while i < len(specs):
         s = specs[i]
         if s == "--truncate":
             truncate = int(specs[i + 1]); i += 2; continue
+        if s == "--random":
+            seed = int(specs[i + 1]); i += 2; continue
         if s == "--tied":
             tied.append(specs[i + 1].split(",")); i += 2; continue
         name, shape = s.split("=")
@@ -31,7 +36,12 @@ def main():
         n = 1
         for d in dims:
             n *= d
-        blob = struct.pack("<%df" % n, *[0.01 * k for k in range(n)])
+        if seed is None:
+            values = [0.01 * k for k in range(n)]
+        else:
+            rng = random.Random("%d/%s" % (seed, name))
+            values = [rng.random() - 0.5 for _ in range(n)]
+        blob = struct.pack("<%df" % n, *values)
         header[name] = {"dtype": "F32", "shape": dims,
                         "data_offsets": [len(data), len(data) + len(blob)]}
         data += blob
