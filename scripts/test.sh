@@ -13,7 +13,8 @@ trap 'rm -f "$log"' EXIT
 /usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -1; }
+# lit's summary: "  Passed: 3" or, with aligned columns, "  Passed      : 3".
+count() { sed -n "s/^ *$1 *: *\\([0-9]*\\).*/\\1/p" "$log" | tail -1; }
 passed=$(( $(count Passed || true) + 0 ))
 failed=$(( $(count Failed || true) + $(count 'Unresolved' || true) + \
            $(count 'Timed Out' || true) + $(count 'Unexpectedly Passed' || true) + 0 ))

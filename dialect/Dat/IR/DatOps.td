@@ -29,11 +29,17 @@ def Dat_AttentionOp : Dat_Op<"attention", [
     spec, §2, without its projections):
 
     ```
-    S[b,h,i,j] = scale · Σ_d query[b,h,i,d] · key[b,g(h),j,d]
-    S[b,h,i,j] = -inf   where mask[i,j] is false, or causal and j > i + query_offset
+    S[b,h,i,j] = scale · Σ_d query[b,h,i,d] · key[b,g(h),j,d]  (· score_scale[b,i,j])
+    S[b,h,i,j] = fill   where mask[i,j] or key_mask[b,j] is false, or causal
+                        and j > i + query_offset (fill = mask_fill, default -inf)
     P          = softmax_j(S)
     result[b,h,i,e] = Σ_j P[b,h,i,j] · value[b,g(h),j,e]
     ```
+
+    The optional `key_mask [B,Nk]` (a key-padding mask), the multiplicative
+    per-pair `score_scale [1|B,Nq,Nk]` (e.g. APE's distance decay, the
+    "mediator") and a finite `mask_fill` (APE fills masked logits with
+    -1e10, so a fully masked row becomes uniform) serve the APE models.
 
     with grouped-query heads `g(h) = h floordiv (H / Hkv)`: each of the `Hkv`
     key/value heads serves `H / Hkv` consecutive query heads.
@@ -65,9 +71,12 @@ def Dat_AttentionOp : Dat_Op<"attention", [
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
     Optional<AnyRankedTensor>:$mask,
+    Optional<AnyRankedTensor>:$key_mask,
+    Optional<AnyRankedTensor>:$score_scale,
     Optional<Index>:$query_offset,
     AnyRankedTensor:$init,
     F32Attr:$scale,
+    OptionalAttr<F32Attr>:$mask_fill,
     UnitProp:$causal
   );
   let results = (outs AnyRankedTensor:$result);
@@ -76,6 +85,8 @@ def Dat_AttentionOp : Dat_Op<"attention", [
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
         type($value) `)`
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`key_mask` `(` $key_mask^ `:` type($key_mask) `)`)?
+    (`score_scale` `(` $score_scale^ `:` type($score_scale) `)`)?
     (`query_offset` `(` $query_offset^ `)`)?
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale (`causal` $causal^)?
@@ -132,6 +143,10 @@ def Dat_AttentionWeightsOp : Dat_Op<"attention_weights", [
     result[b,h,i,j] = softmax_j(S)          (0 on rows whose keys are all masked)
     ```
 
+    With `logits`, the result is `S` itself after scaling and masking (the
+    pre-softmax scores some references return). `key_mask`, `score_scale`
+    and `mask_fill` are as in `dat.attention`.
+
     Shapes: `query [B,H,Nq,D]`, `key [B,Hkv,Nk,D]`, `mask [Nq,Nk]`,
     `init [B,H,Nq,Nk]`. This op materializes the N×N tensor that the fused
     kernels exist to avoid: it serves inspection and golden checks only.
@@ -147,19 +162,25 @@ def Dat_AttentionWeightsOp : Dat_Op<"attention_weights", [
     AnyRankedTensor:$query,
     AnyRankedTensor:$key,
     Optional<AnyRankedTensor>:$mask,
+    Optional<AnyRankedTensor>:$key_mask,
+    Optional<AnyRankedTensor>:$score_scale,
     Optional<Index>:$query_offset,
     AnyRankedTensor:$init,
     F32Attr:$scale,
-    UnitProp:$causal
+    OptionalAttr<F32Attr>:$mask_fill,
+    UnitProp:$causal,
+    UnitProp:$logits
   );
   let results = (outs AnyRankedTensor:$result);
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `:` type($query) `,` type($key) `)`
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`key_mask` `(` $key_mask^ `:` type($key_mask) `)`)?
+    (`score_scale` `(` $score_scale^ `:` type($score_scale) `)`)?
     (`query_offset` `(` $query_offset^ `)`)?
     `outs` `(` $init `:` type($init) `)`
-    `scale` `=` $scale (`causal` $causal^)?
+    `scale` `=` $scale (`causal` $causal^)? (`logits` $logits^)?
     attr-dict `->` type($result)
   }];
 

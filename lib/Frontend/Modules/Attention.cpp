@@ -111,9 +111,10 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   if (wantWeights)
     r.weights = mlir::dat::AttentionWeightsOp::create(
         mb.b, mb.loc, mb.emptyLike({B, p.nHeads, Lq, Lk}).getType(), q, k,
-        /*mask=*/Value(), /*query_offset=*/Value(),
-        mb.emptyLike({B, p.nHeads, Lq, Lk}), mb.b.getF32FloatAttr(scale),
-        causal);
+        /*mask=*/Value(), /*key_mask=*/Value(), /*score_scale=*/Value(),
+        /*query_offset=*/Value(), mb.emptyLike({B, p.nHeads, Lq, Lk}),
+        mb.b.getF32FloatAttr(scale), /*mask_fill=*/FloatAttr(), causal,
+        /*logits=*/false);
   return r;
 }
 

@@ -124,8 +124,9 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   if (wantWeights) {
     Value init = mb.emptyLike({B, a.nHeads, L, L});
     r.weights = mlir::dat::AttentionWeightsOp::create(
-        mb.b, mb.loc, init.getType(), q, k, Value(), Value(), init,
-        mb.b.getF32FloatAttr(scale), causal);
+        mb.b, mb.loc, init.getType(), q, k, Value(), Value(), Value(), Value(),
+        init, mb.b.getF32FloatAttr(scale), FloatAttr(), causal,
+        /*logits=*/false);
   }
   if (wantRelations) {
     Value init = mb.emptyLike({B, L, L, p.relations});

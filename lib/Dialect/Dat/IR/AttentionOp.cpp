@@ -14,8 +14,9 @@ namespace mlir::dat {
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value, Value init, float scale,
                         bool causal, Value mask, Value queryOffset) {
-  build(builder, state, init.getType(), query, key, value, mask, queryOffset,
-        init, builder.getF32FloatAttr(scale), causal);
+  build(builder, state, init.getType(), query, key, value, mask,
+        /*key_mask=*/Value(), /*score_scale=*/Value(), queryOffset, init,
+        builder.getF32FloatAttr(scale), /*mask_fill=*/FloatAttr(), causal);
 }
 
 /// H / Hkv, or std::nullopt when a head count is dynamic or does not divide.
@@ -64,7 +65,9 @@ static std::string shapeString(RankedTensorType type) {
 /// `value` is null for the weights op, whose init is [B,H,Nq,Nk].
 static LogicalResult verifyAttentionLike(Operation *op, Value queryV,
                                          Value keyV, Value valueV, Value mask,
-                                         Value initV, Type resultType,
+                                         Value keyMask, Value scoreScale,
+                                         FloatAttr maskFill, Value initV,
+                                         Type resultType,
                                          const APFloat &scale) {
   auto q = cast<RankedTensorType>(queryV.getType());
   auto k = cast<RankedTensorType>(keyV.getType());
@@ -131,6 +134,31 @@ static LogicalResult verifyAttentionLike(Operation *op, Value queryV,
     constraints.push_back({"mask", m, 1, "key length", "key", k.getDimSize(2)});
   }
 
+  if (keyMask) {
+    auto m = cast<RankedTensorType>(keyMask.getType());
+    if (m.getRank() != 2 || !m.getElementType().isInteger(1))
+      return op->emitOpError("expected key_mask of type tensor<BxNkxi1>");
+    constraints.push_back(
+        {"key_mask", m, 0, "batch", "query", q.getDimSize(0)});
+    constraints.push_back(
+        {"key_mask", m, 1, "key length", "key", k.getDimSize(2)});
+  }
+  if (scoreScale) {
+    auto t = cast<RankedTensorType>(scoreScale.getType());
+    if (t.getRank() != 3 || t.getElementType() != elementType)
+      return op->emitOpError("expected score_scale of rank 3 [1|B,Nq,Nk] with "
+                             "the query's element type");
+    if (t.getDimSize(0) != 1)
+      constraints.push_back(
+          {"score_scale", t, 0, "batch", "query", q.getDimSize(0)});
+    constraints.push_back(
+        {"score_scale", t, 1, "query length", "query", q.getDimSize(2)});
+    constraints.push_back(
+        {"score_scale", t, 2, "key length", "key", k.getDimSize(2)});
+  }
+  if (maskFill && !maskFill.getValue().isFinite())
+    return op->emitOpError("expected a finite mask_fill (omit it for -inf)");
+
   for (const DimConstraint &c : constraints) {
     int64_t actual = c.type.getDimSize(c.dim);
     if (ShapedType::isDynamic(actual) || ShapedType::isDynamic(c.expected) ||
@@ -157,6 +185,7 @@ static LogicalResult verifyAttentionLike(Operation *op, Value queryV,
 
 LogicalResult AttentionOp::verify() {
   return verifyAttentionLike(*this, getQuery(), getKey(), getValue(), getMask(),
+                             getKeyMask(), getScoreScale(), getMaskFillAttr(),
                              getInit(), getResult().getType(), getScale());
 }
 
@@ -166,8 +195,9 @@ std::optional<int64_t> AttentionWeightsOp::getGroupSize() {
 
 LogicalResult AttentionWeightsOp::verify() {
   return verifyAttentionLike(*this, getQuery(), getKey(), /*value=*/nullptr,
-                             getMask(), getInit(), getResult().getType(),
-                             getScale());
+                             getMask(), getKeyMask(), getScoreScale(),
+                             getMaskFillAttr(), getInit(),
+                             getResult().getType(), getScale());
 }
 
 } // namespace mlir::dat

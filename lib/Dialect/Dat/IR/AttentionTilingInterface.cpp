@@ -84,9 +84,18 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   Value value = slice(getValue(), {offsets[0], kvHeadOffset, zero, offsets[3]},
                       {sizes[0], kvHeadSize, keyLen, sizes[3]});
   Value init = slice(getInit(), offsets, sizes);
-  Value mask;
+  Value mask, keyMask, scoreScale;
   if (getMask())
     mask = slice(getMask(), {offsets[2], zero}, {sizes[2], keyLen});
+  if (getKeyMask())
+    keyMask = slice(getKeyMask(), {offsets[0], zero}, {sizes[0], keyLen});
+  if (Value ss = getScoreScale()) {
+    // A batch-broadcast scale keeps its single batch row.
+    bool broadcast = cast<RankedTensorType>(ss.getType()).getDimSize(0) == 1;
+    scoreScale = slice(ss, {broadcast ? zero : offsets[0], offsets[2], zero},
+                       {broadcast ? OpFoldResult(b.getIndexAttr(1)) : sizes[0],
+                        sizes[2], keyLen});
+  }
 
   // Rows of a query tile keep their global position for the causal mask.
   Value queryOffset;
@@ -99,9 +108,9 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     queryOffset = getValueOrCreateConstantIndexOp(b, loc, shifted);
   }
 
-  auto tiled =
-      AttentionOp::create(b, loc, init.getType(), query, key, value, mask,
-                          queryOffset, init, getScaleAttr(), getCausal());
+  auto tiled = AttentionOp::create(
+      b, loc, init.getType(), query, key, value, mask, keyMask, scoreScale,
+      queryOffset, init, getScaleAttr(), getMaskFillAttr(), getCausal());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }
 

@@ -13,6 +13,8 @@
 
 #include "LinalgBuilders.h"
 
+#include "dat/Dialect/Dat/IR/DatOps.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -21,9 +23,23 @@ namespace mlir::dat {
 /// Builds the shared front half of attention: exp(S - max) with masking and
 /// the row sums, in the accumulation type.
 struct SoftmaxParts {
+  Value logits; // [B,H,Nq,Nk]: scaled, masked scores
   Value exps;   // [B,H,Nq,Nk]: exp(S - m), 0 where masked
   Value rowSum; // [B,H,Nq]
   FloatType accTy;
+};
+
+/// The APE extras (key-padding mask, per-pair score scale, finite mask
+/// fill) exist on dat.attention and dat.attention_weights only.
+template <typename OpTy> struct ScoreExtras {
+  static Value keyMask(OpTy op) { return op.getKeyMask(); }
+  static Value scoreScale(OpTy op) { return op.getScoreScale(); }
+  static FloatAttr maskFill(OpTy op) { return op.getMaskFillAttr(); }
+};
+template <> struct ScoreExtras<RelationalAttentionOp> {
+  static Value keyMask(RelationalAttentionOp) { return {}; }
+  static Value scoreScale(RelationalAttentionOp) { return {}; }
+  static FloatAttr maskFill(RelationalAttentionOp) { return {}; }
 };
 
 template <typename OpTy>
@@ -67,46 +83,77 @@ inline SoftmaxParts buildSoftmaxParts(OpTy op, int64_t group,
                })
                .getResult(0);
 
-  // Scale, then -inf where the mask or causality forbids the pair.
+  // Scale (and the per-pair score_scale), then the fill value (-inf unless
+  // mask_fill says otherwise) where a mask or causality forbids the pair.
   SmallVector<Value> maskInputs;
   SmallVector<AffineMap> maskMaps;
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  bool hasScoreScale = ScoreExtras<OpTy>::scoreScale(op) != nullptr;
+  if (hasScoreScale) {
+    bool broadcast =
+        cast<RankedTensorType>(ScoreExtras<OpTy>::scoreScale(op).getType())
+            .getDimSize(0) == 1;
+    maskInputs.push_back(ScoreExtras<OpTy>::scoreScale(op));
+    maskMaps.push_back(AffineMap::get(
+        4, 0, {broadcast ? getAffineConstantExpr(0, ctx) : d0, d2, d3}, ctx));
+  }
   if (op.getMask()) {
     maskInputs.push_back(op.getMask());
-    maskMaps.push_back(AffineMap::get(4, 0, {i, j}, ctx));
+    maskMaps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
+  }
+  bool hasKeyMask = ScoreExtras<OpTy>::keyMask(op) != nullptr;
+  if (hasKeyMask) {
+    maskInputs.push_back(ScoreExtras<OpTy>::keyMask(op));
+    maskMaps.push_back(AffineMap::get(4, 0, {d0, d3}, ctx));
   }
   maskMaps.push_back(id4);
+  TypedAttr fillAttr =
+      ScoreExtras<OpTy>::maskFill(op)
+          ? rewriter.getFloatAttr(
+                accTy, ScoreExtras<OpTy>::maskFill(op).getValueAsDouble())
+          : negInfAttr;
   Value scale = arith::ConstantOp::create(
       rewriter, loc,
       rewriter.getFloatAttr(accTy, op.getScale().convertToDouble()));
   Value queryOffset = op.getQueryOffset();
   bool causal = op.getCausal();
   bool hasMask = op.getMask() != nullptr;
-  scores = linalg::GenericOp::create(
-               rewriter, loc, scores.getType(), maskInputs, ValueRange{scores},
-               maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
-                 Value allowed;
-                 if (hasMask)
-                   allowed = args.front();
-                 if (causal) {
-                   Value row = linalg::IndexOp::create(nb, nl, 2);
-                   if (queryOffset)
-                     row = arith::AddIOp::create(nb, nl, row, queryOffset);
-                   Value col = linalg::IndexOp::create(nb, nl, 3);
-                   Value ok = arith::CmpIOp::create(
-                       nb, nl, arith::CmpIPredicate::ule, col, row);
-                   allowed = allowed
-                                 ? arith::AndIOp::create(nb, nl, allowed, ok)
-                                 : ok;
-                 }
-                 if (allowed) {
-                   Value negInf = arith::ConstantOp::create(nb, nl, negInfAttr);
-                   s = arith::SelectOp::create(nb, nl, allowed, s, negInf);
-                 }
-                 linalg::YieldOp::create(nb, nl, s);
-               })
-               .getResult(0);
+  scores =
+      linalg::GenericOp::create(
+          rewriter, loc, scores.getType(), maskInputs, ValueRange{scores},
+          maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
+            unsigned next = 0;
+            if (hasScoreScale)
+              s = arith::MulFOp::create(nb, nl, s,
+                                        castFloat(nb, nl, args[next++], accTy));
+            Value allowed;
+            if (hasMask)
+              allowed = args[next++];
+            if (hasKeyMask) {
+              Value km = args[next++];
+              allowed =
+                  allowed ? arith::AndIOp::create(nb, nl, allowed, km) : km;
+            }
+            if (causal) {
+              Value row = linalg::IndexOp::create(nb, nl, 2);
+              if (queryOffset)
+                row = arith::AddIOp::create(nb, nl, row, queryOffset);
+              Value col = linalg::IndexOp::create(nb, nl, 3);
+              Value ok = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::ule, col, row);
+              allowed =
+                  allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
+            }
+            if (allowed) {
+              Value fill = arith::ConstantOp::create(nb, nl, fillAttr);
+              s = arith::SelectOp::create(nb, nl, allowed, s, fill);
+            }
+            linalg::YieldOp::create(nb, nl, s);
+          })
+          .getResult(0);
 
   // m[b,h,i] = max_j S
   Value rowMax = filledTensor(rewriter, loc, {B, H, Nq}, accTy, negInfAttr);
@@ -150,7 +197,7 @@ inline SoftmaxParts buildSoftmaxParts(OpTy op, int64_t group,
                  linalg::YieldOp::create(nb, nl, sum);
                })
                .getResult(0);
-  return {exps, rowSum, accTy};
+  return {scores, exps, rowSum, accTy};
 }
 
 /// result = x / l, or 0 where l = 0 (fully masked rows), converted to the
