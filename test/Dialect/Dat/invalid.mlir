@@ -207,3 +207,43 @@ func.func @f(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x
   %r = dat.attention ins(%q, %k, %v : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) outs(%o : tensor<1x2x4x8xf32>) scale = 0x7FC00000 -> tensor<1x2x4x8xf32>
   return %r : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %o: tensor<2x4x12x8xf32>, %km: tensor<2x10xi1>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected key_mask dim 1 (key length) to be 12 as in key, got 10}}
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) key_mask(%km : tensor<2x10xi1>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %o: tensor<2x4x12x8xf32>, %km: tensor<2x12xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected key_mask of type tensor<BxNkxi1>}}
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) key_mask(%km : tensor<2x12xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %o: tensor<2x4x12x8xf32>, %m: tensor<3x12x12xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected score_scale dim 0 (batch) to be 2 as in query, got 3}}
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) score_scale(%m : tensor<3x12x12xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %o: tensor<2x4x12x8xf32>, %m: tensor<12x12xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected score_scale of rank 3 [1|B,Nq,Nk] with the query's element type}}
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) score_scale(%m : tensor<12x12xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected a finite mask_fill (omit it for -inf)}}
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 {mask_fill = 0x7F800000 : f32} -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}

@@ -119,3 +119,24 @@ func.func @hyper_attention(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>,
                                    -> tensor<2x8x16x16xf32>
   return %r, %a : tensor<2x8x16x2xf32>, tensor<2x8x16x16xf32>
 }
+
+// APE's extras: key-padding mask, per-pair score scale, finite mask fill;
+// and the pre-softmax logits.
+// CHECK-LABEL: func.func @attention_ape_extras
+// CHECK: dat.attention ins({{.*}}) key_mask(%{{.+}} : tensor<2x12xi1>) score_scale(%{{.+}} : tensor<1x12x12xf32>) outs(%{{.+}} : tensor<2x4x12x8xf32>) scale = 0.353553385 {mask_fill = -1.000000e+10 : f32} -> tensor<2x4x12x8xf32>
+// CHECK: dat.attention_weights ins({{.*}}) key_mask(%{{.+}} : tensor<2x12xi1>) score_scale(%{{.+}} : tensor<1x12x12xf32>) outs(%{{.+}} : tensor<2x4x12x12xf32>) scale = 0.353553385 logits {mask_fill = -1.000000e+10 : f32} -> tensor<2x4x12x12xf32>
+func.func @attention_ape_extras(%q: tensor<2x4x12x8xf32>, %km: tensor<2x12xi1>,
+                                %m: tensor<1x12x12xf32>, %o: tensor<2x4x12x8xf32>,
+                                %w: tensor<2x4x12x12xf32>)
+    -> (tensor<2x4x12x8xf32>, tensor<2x4x12x12xf32>) {
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>,
+                         tensor<2x4x12x8xf32>)
+                     key_mask(%km : tensor<2x12xi1>) score_scale(%m : tensor<1x12x12xf32>)
+                     outs(%o : tensor<2x4x12x8xf32>) scale = 0.353553385
+                     {mask_fill = -1.0e10 : f32} -> tensor<2x4x12x8xf32>
+  %s = dat.attention_weights ins(%q, %q : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>)
+                     key_mask(%km : tensor<2x12xi1>) score_scale(%m : tensor<1x12x12xf32>)
+                     outs(%w : tensor<2x4x12x12xf32>) scale = 0.353553385 logits
+                     {mask_fill = -1.0e10 : f32} -> tensor<2x4x12x12xf32>
+  return %r, %s : tensor<2x4x12x8xf32>, tensor<2x4x12x12xf32>
+}
