@@ -31,6 +31,8 @@ static std::string manifestJson(const std::vector<SignatureEntry> &signature) {
       continue;
     }
     o["kind"] = e.kind == SignatureEntry::Weight ? "weight" : "input";
+    if (e.range)
+      o["range"] = json::Array({e.range->first, e.range->second});
     args.push_back(std::move(o));
   }
   std::string text;

@@ -17,6 +17,8 @@ struct ModuleEntry {
 };
 constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
+    {"Sequential + SelfMHA", buildApeSequentialSelfMHA},
+    {"Grid + SelfMHA", buildApeGridSelfMHA},
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"MultiHeadDotProductAttention", buildHylaAttentionModule},

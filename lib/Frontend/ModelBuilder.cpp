@@ -198,6 +198,27 @@ Value ModelBuilder::weight(StringRef name, ArrayRef<int64_t> shape) {
   return arg;
 }
 
+Value ModelBuilder::derivedWeight(
+    StringRef name, ArrayRef<int64_t> shape,
+    std::vector<std::pair<std::string, std::vector<int64_t>>> deps,
+    WeightSource::Derivation compute) {
+  for (const auto &[dep, depShape] : deps)
+    if (Error e = weights.require(dep, depShape))
+      error(toString(std::move(e)));
+  weights.addDerived(name, shape, deps, std::move(compute));
+  Value arg = addArgument({SignatureEntry::Weight, name.str(),
+                           std::vector<int64_t>(shape.begin(), shape.end()),
+                           "float32"});
+  weightArgs[name.str()] = arg;
+  return arg;
+}
+
+void ModelBuilder::inputRange(StringRef name, int64_t lo, int64_t hi) {
+  for (SignatureEntry &e : entries)
+    if (e.kind == SignatureEntry::Input && e.name == name)
+      e.range = {lo, hi};
+}
+
 void ModelBuilder::output(StringRef name, Value value) {
   if (!value || !config.wantsOutput(name))
     return;

@@ -142,11 +142,33 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+void WeightSource::addDerived(
+    StringRef name, ArrayRef<int64_t> shape,
+    std::vector<std::pair<std::string, std::vector<int64_t>>> deps,
+    Derivation compute) {
+  derived_[name.str()] = {std::move(deps), std::move(compute)};
+}
+
 void WeightSource::fill(StringRef name, ArrayRef<int64_t> shape,
                         float *out) const {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
+  auto derived = derived_.find(name.str());
+  if (derived != derived_.end()) {
+    std::vector<std::vector<float>> storage;
+    std::vector<const float *> inputs;
+    for (const auto &[dep, depShape] : derived->second.deps) {
+      int64_t m = 1;
+      for (int64_t d : depShape)
+        m *= d;
+      storage.emplace_back(m);
+      fill(dep, depShape, storage.back().data());
+      inputs.push_back(storage.back().data());
+    }
+    derived->second.compute(inputs, out);
+    return;
+  }
   if (file_) {
     std::memcpy(out, lookup(name)->data, n * sizeof(float));
     return;

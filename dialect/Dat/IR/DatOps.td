@@ -463,4 +463,38 @@ def Dat_HyperAttentionWeightsOp
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// OrthogonalMapOp
+//===----------------------------------------------------------------------===//
+
+def Dat_OrthogonalMapOp : Dat_Op<"orthogonal_map", [Pure]> {
+  let summary = "apply per-position orthogonal maps to queries or keys (APE)";
+  let description = [{
+    Algebraic positional encodings (spec §9) transform each query and key by
+    the orthogonal matrix of its absolute position, so that
+    `⟨M_i q, M_j k⟩ = qᵀ M_iᵀ M_j k` depends on the relative position only:
+
+    ```
+    result[b,h,l,a] = Σ_c maps[b',l,h,a,c] · input[b,h,l,c]     (b' = b, or 0 when maps has batch 1)
+    ```
+
+    `input` is `[B,H,L,d]`, `maps` is `[1|B,L,H,d,d]` (the maps already
+    gathered at each token's position: powers `W^p` for sequences, one axis
+    of a grid, or a tree path's product). RoPE is the special case of
+    block-diagonal 2×2 rotations (`dat.rope`).
+
+    ```mlir
+    %r = dat.orthogonal_map %q, %maps : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$maps);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $maps attr-dict `:` type($input) `,` type($maps) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DAT_DIALECT_DAT_IR_DATOPS_TD

@@ -32,6 +32,9 @@ struct SignatureEntry {
   std::string name; // without the input./output. prefix
   std::vector<int64_t> shape;
   std::string dtype; // "float32" | "int64"
+  /// For integer inputs: the values the model accepts (checked by the
+  /// program before it runs), e.g. positions that index a table.
+  std::optional<std::pair<int64_t, int64_t>> range;
 };
 
 class ModelBuilder {
@@ -64,6 +67,14 @@ public:
   void aliasWeight(llvm::StringRef alias, llvm::StringRef target) {
     weights.addAlias(alias, target);
   }
+  /// A weight computed at compile time from the weights `deps` (see
+  /// WeightSource::addDerived); a function argument like any weight.
+  mlir::Value
+  derivedWeight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+                std::vector<std::pair<std::string, std::vector<int64_t>>> deps,
+                WeightSource::Derivation compute);
+  /// Restricts integer input `name` to [lo, hi] (checked at run time).
+  void inputRange(llvm::StringRef name, int64_t lo, int64_t hi);
   /// Makes `value` the output `name`, if the config asks for it.
   void output(llvm::StringRef name, mlir::Value value);
   bool wantsOutput(llvm::StringRef name) const {

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -39,6 +40,16 @@ public:
   /// either key may be present in the file and neither is unexpected.
   void addAlias(llvm::StringRef alias, llvm::StringRef target);
 
+  /// A tensor computed at compile time from other weights (e.g. the powers of
+  /// an orthogonal map): `compute` receives the dependencies' values, in
+  /// order, and writes the result. Dependencies must have been `require`d.
+  using Derivation =
+      std::function<void(const std::vector<const float *> &, float *)>;
+  void
+  addDerived(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+             std::vector<std::pair<std::string, std::vector<int64_t>>> deps,
+             Derivation compute);
+
   /// Keys of the file that no `require` used, directly or through an alias.
   std::vector<std::string> unusedKeys() const;
 
@@ -57,6 +68,11 @@ private:
   /// name -> every name tied to it (including itself).
   std::map<std::string, std::vector<std::string>> tied_;
   std::set<std::string> used_;
+  struct Derived {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> deps;
+    Derivation compute;
+  };
+  std::map<std::string, Derived> derived_;
 };
 
 } // namespace dat

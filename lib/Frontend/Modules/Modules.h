@@ -97,6 +97,9 @@ mlir::Value concatLast(ModelBuilder &mb, mlir::Value a, mlir::Value b);
 mlir::Value broadcastBatch(ModelBuilder &mb, mlir::Value x, int64_t batch);
 
 void buildAttentionModule(ModelBuilder &mb);
+/// APE: `Sequential + SelfMHA` and `Grid + SelfMHA` (spec §9).
+void buildApeSequentialSelfMHA(ModelBuilder &mb);
+void buildApeGridSelfMHA(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
 /// HYLA's MultiHeadDotProductAttention (Flax), self-attention.
 void buildHylaAttentionModule(ModelBuilder &mb);

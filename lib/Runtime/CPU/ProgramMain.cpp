@@ -39,6 +39,8 @@ struct Slot {
   bool isWeight = false;
   dat::DType dtype = dat::DType::F32;
   std::vector<int64_t> shape;
+  bool hasRange = false;
+  int64_t lo = 0, hi = 0;
 };
 
 std::vector<Slot> readSlots(const dat::json::Value &list, bool args) {
@@ -48,6 +50,11 @@ std::vector<Slot> readSlots(const dat::json::Value &list, bool args) {
     s.name = v.get("name")->string;
     if (args)
       s.isWeight = v.get("kind")->string == "weight";
+    if (const dat::json::Value *r = v.get("range")) {
+      s.hasRange = true;
+      s.lo = r->array[0].integer;
+      s.hi = r->array[1].integer;
+    }
     dat::parseDType(v.get("dtype")->string, s.dtype);
     for (const dat::json::Value &d : v.get("shape")->array)
       s.shape.push_back(d.integer);
@@ -163,6 +170,17 @@ int main(int argc, char **argv) {
            shapeString(s.shape));
     if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
       fail(file.path() + ": tensor '" + key + "' is not aligned");
+    if (s.hasRange && s.dtype == dat::DType::I64) {
+      // Integer inputs index tables: one out of range would read outside
+      // them, so it is an error here, not undefined behaviour later.
+      const int64_t *v = reinterpret_cast<const int64_t *>(t->data);
+      for (int64_t i = 0, n = t->numElements(); i < n; ++i)
+        if (v[i] < s.lo || v[i] > s.hi)
+          fail(file.path() + ": tensor '" + key + "' element " +
+               std::to_string(i) + " is " + std::to_string(v[i]) +
+               ", outside the accepted range [" + std::to_string(s.lo) + ", " +
+               std::to_string(s.hi) + "]");
+    }
     descriptors.push_back(descriptor(t->data, t->shape));
   }
 

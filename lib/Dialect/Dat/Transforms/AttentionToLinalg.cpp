@@ -73,6 +73,23 @@ struct AttentionWeightsToLinalg final : OpRewritePattern<AttentionWeightsOp> {
     if (!group)
       return rewriter.notifyMatchFailure(op, "dynamic head counts");
     SoftmaxParts parts = buildSoftmaxParts(op, *group, rewriter);
+    if (op.getLogits()) {
+      // The scaled, masked scores themselves: divide by a row sum of ones.
+      Location loc = op.getLoc();
+      Value one = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(parts.accTy, 1.0));
+      Value ones = linalg::FillOp::create(
+                       rewriter, loc, one,
+                       tensor::EmptyOp::create(
+                           rewriter, loc,
+                           tensor::getMixedSizes(rewriter, loc, parts.rowSum),
+                           parts.accTy)
+                           .getResult())
+                       .getResult(0);
+      rewriter.replaceOp(op, normalizeInto(rewriter, loc, parts.logits, ones,
+                                           op.getInit(), parts.accTy));
+      return success();
+    }
     rewriter.replaceOp(op,
                        normalizeInto(rewriter, op.getLoc(), parts.exps,
                                      parts.rowSum, op.getInit(), parts.accTy));

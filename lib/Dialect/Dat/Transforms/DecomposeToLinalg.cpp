@@ -15,6 +15,7 @@ namespace mlir::dat {
 void populateDecomposeToLinalgPatterns(RewritePatternSet &patterns) {
   populateAttentionToLinalgPatterns(patterns);
   populateRopeToLinalgPatterns(patterns);
+  populateOrthogonalMapToLinalgPatterns(patterns);
   populateHyperAttentionToLinalgPatterns(patterns);
   populateRelationalAttentionToLinalgPatterns(patterns);
 }

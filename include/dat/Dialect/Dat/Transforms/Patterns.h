@@ -19,6 +19,7 @@ void populateDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 /// The reference lowering of each op family (all included above).
 void populateAttentionToLinalgPatterns(RewritePatternSet &patterns);
 void populateRopeToLinalgPatterns(RewritePatternSet &patterns);
+void populateOrthogonalMapToLinalgPatterns(RewritePatternSet &patterns);
 void populateHyperAttentionToLinalgPatterns(RewritePatternSet &patterns);
 void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -1,0 +1,31 @@
+//===- OrthogonalMaps.h - APE's orthogonal positional maps ------*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The maps depend on the weights only, so datc builds them once at compile
+// time (in double precision) and the program loads the table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_FRONTEND_ORTHOGONALMAPS_H
+#define DAT_FRONTEND_ORTHOGONALMAPS_H
+
+#include <cstdint>
+#include <vector>
+
+namespace dat {
+
+/// W = expm(P − Pᵀ) for a row-major d×d `primitive` (scaling and squaring
+/// with a Taylor series; W is orthogonal).
+std::vector<double> skewExpm(const float *primitive, int64_t d);
+
+/// maps[p, n] = W_n^p for p = 0..size and each of the `count` primitives
+/// (`primitives` is [count, d, d]); row-major [size+1, count, d, d] as
+/// float32, with maps[0] = I. Powers by repeated doubling, as the reference
+/// precomputes them.
+void orthogonalPowerTable(const float *primitives, int64_t count, int64_t d,
+                          int64_t size, float *out);
+
+} // namespace dat
+
+#endif // DAT_FRONTEND_ORTHOGONALMAPS_H
