@@ -19,6 +19,8 @@ constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
     {"Sequential + SelfMHA", buildApeSequentialSelfMHA},
     {"Grid + SelfMHA", buildApeGridSelfMHA},
+    {"Sequential + Encoder", buildApeSequentialEncoder},
+    {"Grid + Encoder", buildApeGridEncoder},
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"MultiHeadDotProductAttention", buildHylaAttentionModule},

@@ -10,8 +10,11 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
+
+#include <cmath>
 
 using namespace llvm;
 using namespace mlir;
@@ -363,6 +366,156 @@ Value ModelBuilder::mergeHeads(Value x) {
   return tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get(shape, t.getElementType()), y,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+/// A parallel elementwise generic over same-shaped `inputs` (plus extra
+/// inputs with their own maps) producing a tensor like `like`.
+static Value
+elementwise(ModelBuilder &mb, Value like, ValueRange inputs,
+            ArrayRef<AffineMap> inputMaps,
+            llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto t = cast<RankedTensorType>(like.getType());
+  MLIRContext *ctx = mb.b.getContext();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(t.getRank(), ctx));
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, t, inputs, ValueRange{mb.emptyLike(t.getShape())},
+             maps,
+             SmallVector<utils::IteratorType>(t.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+             })
+      .getResult(0);
+}
+
+Value ModelBuilder::add(Value a, Value c) {
+  if (failed() || !a || !c)
+    return {};
+  AffineMap id = AffineMap::getMultiDimIdentityMap(
+      cast<RankedTensorType>(a.getType()).getRank(), b.getContext());
+  return elementwise(*this, a, {a, c}, {id, id},
+                     [](OpBuilder &nb, Location nl, ValueRange v) {
+                       return Value(arith::AddFOp::create(nb, nl, v[0], v[1]));
+                     });
+}
+
+Value ModelBuilder::activation(Value x, StringRef name) {
+  if (failed() || !x || name == "identity")
+    return x;
+  AffineMap id = AffineMap::getMultiDimIdentityMap(
+      cast<RankedTensorType>(x.getType()).getRank(), b.getContext());
+  std::string n = name.str();
+  return elementwise(
+      *this, x, {x}, {id}, [n](OpBuilder &nb, Location nl, ValueRange v) {
+        Value a = v[0];
+        auto c = [&](double d) {
+          return arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(d));
+        };
+        auto sigmoid = [&](Value y) {
+          Value e =
+              math::ExpOp::create(nb, nl, arith::NegFOp::create(nb, nl, y));
+          return Value(arith::DivFOp::create(
+              nb, nl, c(1.0), arith::AddFOp::create(nb, nl, c(1.0), e)));
+        };
+        if (n == "relu")
+          return Value(arith::MaximumFOp::create(nb, nl, a, c(0.0)));
+        if (n == "sigmoid")
+          return sigmoid(a);
+        if (n == "tanh")
+          return Value(math::TanhOp::create(nb, nl, a));
+        if (n == "silu")
+          return Value(arith::MulFOp::create(nb, nl, a, sigmoid(a)));
+        Value half = arith::MulFOp::create(nb, nl, c(0.5), a);
+        Value inner;
+        if (n == "gelu_erf") {
+          inner = math::ErfOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, a, c(M_SQRT1_2)));
+        } else { // gelu, tanh form
+          Value a3 = arith::MulFOp::create(nb, nl, a,
+                                           arith::MulFOp::create(nb, nl, a, a));
+          Value t = arith::AddFOp::create(
+              nb, nl, a, arith::MulFOp::create(nb, nl, c(0.044715), a3));
+          inner = math::TanhOp::create(
+              nb, nl,
+              arith::MulFOp::create(nb, nl, c(std::sqrt(2.0 / M_PI)), t));
+        }
+        return Value(arith::MulFOp::create(
+            nb, nl, half, arith::AddFOp::create(nb, nl, c(1.0), inner)));
+      });
+}
+
+Value ModelBuilder::layerNorm(Value x, StringRef prefix, double eps,
+                              bool bias) {
+  if (failed() || !x)
+    return {};
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank(), d = t.getShape().back();
+  Value w = weight((prefix + ".weight").str(), {d});
+  Value bv = bias ? weight((prefix + ".bias").str(), {d}) : Value();
+  if (failed())
+    return {};
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> rowExprs;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    rowExprs.push_back(b.getAffineDimExpr(i));
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
+  AffineMap last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
+  SmallVector<int64_t> rowShape(t.getShape().drop_back());
+  SmallVector<utils::IteratorType> iters(rank - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  // Two passes, as nn.LayerNorm: mean, then the biased mean of (x − mean)².
+  auto rowSum =
+      [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
+          llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> f) {
+        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+        Value init = linalg::FillOp::create(b, loc, zero, emptyLike(rowShape))
+                         .getResult(0);
+        SmallVector<AffineMap> maps(inMaps);
+        maps.push_back(row);
+        return linalg::GenericOp::create(
+                   b, loc, init.getType(), ins, ValueRange{init}, maps, iters,
+                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                     Value v = f(nb, nl, args.drop_back());
+                     linalg::YieldOp::create(
+                         nb, nl,
+                         Value(arith::AddFOp::create(nb, nl, args.back(), v)));
+                   })
+            .getResult(0);
+      };
+  Value n = arith::ConstantOp::create(b, loc,
+                                      b.getF32FloatAttr(static_cast<float>(d)));
+  Value sum = rowSum({x}, {id},
+                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  Value sq = rowSum({x, sum}, {id, row},
+                    [&](OpBuilder &nb, Location nl, ValueRange a) {
+                      Value mean = arith::DivFOp::create(nb, nl, a[1], n);
+                      Value dlt = arith::SubFOp::create(nb, nl, a[0], mean);
+                      return Value(arith::MulFOp::create(nb, nl, dlt, dlt));
+                    });
+  SmallVector<Value> ins = {x, sum, sq, w};
+  SmallVector<AffineMap> maps = {id, row, row, last};
+  if (bv) {
+    ins.push_back(bv);
+    maps.push_back(last);
+  }
+  return elementwise(
+      *this, x, ins, maps, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value mean = arith::DivFOp::create(nb, nl, a[1], n);
+        Value var = arith::DivFOp::create(nb, nl, a[2], n);
+        Value eps_ = arith::ConstantOp::create(
+            nb, nl, nb.getF32FloatAttr(static_cast<float>(eps)));
+        Value inv = math::RsqrtOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, var, eps_));
+        Value y = arith::MulFOp::create(
+            nb, nl, arith::SubFOp::create(nb, nl, a[0], mean), inv);
+        y = arith::MulFOp::create(nb, nl, y, a[3]);
+        if (a.size() > 4)
+          y = arith::AddFOp::create(nb, nl, y, a[4]);
+        return y;
+      });
 }
 
 } // namespace dat

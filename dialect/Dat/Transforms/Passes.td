@@ -22,4 +22,19 @@ def DatDecomposeToLinalg : Pass<"dat-decompose-to-linalg"> {
   ];
 }
 
+def DatExpandMath : Pass<"dat-expand-math"> {
+  let summary = "Expand math ops that have no LLVM lowering";
+  let description = [{
+    `convert-to-llvm` has no lowering for `math.erf` (used by the exact,
+    erf-based GELU of the APE models). This pass rewrites it into its
+    polynomial approximation (upstream's, accurate to a few ulp in f32),
+    leaving every other math op to LLVM's intrinsics.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PASSES_TD

@@ -100,6 +100,14 @@ public:
   /// [B,H,L,d] -> [B,L,H·d]
   mlir::Value mergeHeads(mlir::Value x);
   mlir::Value emptyLike(llvm::ArrayRef<int64_t> shape);
+  /// LayerNorm over the last axis (biased two-pass variance), with
+  /// `prefix.weight` and, if `bias`, `prefix.bias`.
+  mlir::Value layerNorm(mlir::Value x, llvm::StringRef prefix, double eps,
+                        bool bias = true);
+  /// Elementwise activation: relu, gelu (tanh form), gelu_erf, silu,
+  /// sigmoid, tanh, identity.
+  mlir::Value activation(mlir::Value x, llvm::StringRef name);
+  mlir::Value add(mlir::Value a, mlir::Value b);
 
   mlir::OpBuilder b;
   mlir::Location loc;

@@ -113,43 +113,43 @@ static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
       .getResult(0);
 }
 
-static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
-  int64_t axes = 1, mapDim = 0, mapHeads = 0;
+namespace {
+/// The positional module's maps (gathered at the input positions) and the
+/// attention function's other inputs, shared by every layer (spec §9.3).
+struct ApeSetup {
+  bool grid = false;
+  int64_t heads = 0, mapDim = 0;
+  SmallVector<Value> maps; // [1|B, L, H, d, d] per axis
+  Value mediator, keyMask;
+};
+} // namespace
+
+static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, bool grid) {
+  ApeSetup setup;
+  setup.grid = grid;
+  int64_t axes = 1;
   mb.withKwargs("positional_encoder", grid ? "Grid" : "Sequential", [&] {
     if (grid)
       axes = mb.intArg("num_axes");
-    mapDim = mb.intArg("dim");
-    mapHeads = mb.intArg("num_heads");
-  });
-  int64_t heads = 0, dim = 0;
-  mb.withKwargs("mha", "SelfMHA", [&] {
-    heads = mb.intArg("num_heads");
-    dim = mb.intArg("dim");
-    mb.floatArg("dropout_rate", 0.0);
+    setup.mapDim = mb.intArg("dim");
+    setup.heads = mb.intArg("num_heads");
   });
   const json::Value *sizeV = mb.config.call.get("precompute_size");
   std::optional<int64_t> size = sizeV ? sizeV->getAsInteger() : std::nullopt;
   if (mb.failed())
-    return;
+    return std::nullopt;
   if (!size || *size < 1 || *size > (1 << 20)) {
     mb.error(mb.config.path + ": call.precompute_size: expected an integer in "
                               "[1, 2^20]");
-    return;
+    return std::nullopt;
   }
   if (grid && axes != 2) {
     mb.error(mb.config.path + ": kwargs.positional_encoder.num_axes: the "
                               "reference's Grid is hard-wired to 2 axes");
-    return;
+    return std::nullopt;
   }
-  if (heads == 0 || dim % heads || mapHeads != heads ||
-      mapDim * axes != dim / heads) {
-    mb.error(mb.config.path + ": kwargs: the maps (" + Twine(axes) + " × " +
-             Twine(mapDim) + " per head, " + Twine(mapHeads) +
-             " heads) must cover each attention head (dim " + Twine(dim) +
-             " / " + Twine(heads) + " heads)");
-    return;
-  }
-  int64_t dh = dim / heads, count = axes * heads;
+  int64_t heads = setup.heads, mapDim = setup.mapDim;
+  int64_t count = axes * heads;
   std::vector<int64_t> primShape = {count, mapDim, mapDim};
   std::vector<int64_t> tableShape = {*size + 1, count, mapDim, mapDim};
   int64_t tableSize = *size;
@@ -160,62 +160,31 @@ static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
                                  float *out) {
         orthogonalPowerTable(in[0], count, mapDim, tableSize, out);
       });
-
   Value x = mb.input("x");
   if (mb.failed() || !x)
-    return;
+    return std::nullopt;
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
-  SmallVector<Value> maps;
   for (StringRef pos : grid ? SmallVector<StringRef>{"x_pos", "y_pos"}
                             : SmallVector<StringRef>{"positions"}) {
     Value p = mb.input(pos);
     if (!p)
-      return;
+      return std::nullopt;
     auto pt = cast<RankedTensorType>(p.getType());
     if (!pt.getElementType().isInteger(64) || pt.getRank() != 2 ||
         pt.getDimSize(1) != L ||
         (pt.getDimSize(0) != 1 && pt.getDimSize(0) != B)) {
       mb.error(mb.config.path + ": inputs." + pos +
                ": expected int64 [B or 1, " + Twine(L) + "]");
-      return;
+      return std::nullopt;
     }
     mb.inputRange(pos, -(*size + 1), *size);
-    int64_t axis = maps.size();
-    maps.push_back(
+    int64_t axis = setup.maps.size();
+    setup.maps.push_back(
         gatherMaps(mb, table, p, *size, axis * heads, heads, mapDim));
   }
-  if (grid) {
-    mb.output("maps_x", maps[0]);
-    mb.output("maps_y", maps[1]);
-  } else {
-    mb.output("maps", maps[0]);
-  }
-
-  Value lin = mb.linear(x, "mha.linear", 3 * dim, true);
-  Value q = headMinorSplit(mb, sliceLast(mb, lin, 0, dim), heads);
-  Value k = headMinorSplit(mb, sliceLast(mb, lin, dim, dim), heads);
-  Value v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
-  auto applyMaps = [&](Value t) -> Value {
-    if (!grid)
-      return mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, t.getType(), t,
-                                                maps[0]);
-    // Each head's features split in halves: axis 0 maps the first half,
-    // axis 1 the second. (The reference uses the query maps for keys too,
-    // which is the same in self-attention.)
-    Value lo = sliceLast(mb, t, 0, mapDim),
-          hi = sliceLast(mb, t, mapDim, mapDim);
-    lo = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, lo.getType(), lo,
-                                            maps[0]);
-    hi = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, hi.getType(), hi,
-                                            maps[1]);
-    return concatLast(mb, lo, hi);
-  };
-  q = applyMaps(q);
-  k = applyMaps(k);
 
   // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
-  Value mediator;
   if (mb.hasInput("mediator")) {
     Value m = mb.input("mediator");
     auto mt = cast<RankedTensorType>(m.getType());
@@ -224,25 +193,25 @@ static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
         (mt.getDimSize(0) != 1 && mt.getDimSize(0) != B)) {
       mb.error(mb.config.path + ": inputs.mediator: expected [1 or B, L, L, "
                                 "1, 1] (a multiplicative per-pair scale)");
-      return;
+      return std::nullopt;
     }
-    mediator = tensor::CollapseShapeOp::create(
+    setup.mediator = tensor::CollapseShapeOp::create(
         mb.b, mb.loc,
         RankedTensorType::get({mt.getDimSize(0), L, L}, mb.b.getF32Type()), m,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
   }
-  Value keyMask;
   if (mb.hasInput("key_mask")) {
     Value km = mb.input("key_mask");
     auto kt = cast<RankedTensorType>(km.getType());
-    if (kt.getRank() != 2 || kt.getDimSize(0) != B || kt.getDimSize(1) != L) {
-      mb.error(mb.config.path + ": inputs.key_mask: expected [B, L]");
-      return;
+    if (kt.getRank() != 2 || kt.getDimSize(0) != B || kt.getDimSize(1) != L ||
+        !kt.getElementType().isInteger(64)) {
+      mb.error(mb.config.path + ": inputs.key_mask: expected int64 [B, L]");
+      return std::nullopt;
     }
     // Nonzero = keep, as the reference's bool conversion.
     MLIRContext *ctx = mb.b.getContext();
     auto boolTy = RankedTensorType::get({B, L}, mb.b.getI1Type());
-    keyMask =
+    setup.keyMask =
         linalg::GenericOp::create(
             mb.b, mb.loc, boolTy, ValueRange{km},
             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, boolTy.getShape(),
@@ -251,43 +220,149 @@ static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
                                 AffineMap::getMultiDimIdentityMap(2, ctx)},
             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value zero =
-                  kt.getElementType().isInteger(64)
-                      ? Value(arith::ConstantIntOp::create(nb, nl, 0, 64))
-                      : Value();
-              Value ne =
-                  zero ? Value(arith::CmpIOp::create(
-                             nb, nl, arith::CmpIPredicate::ne, args[0], zero))
-                       : Value(arith::CmpFOp::create(
-                             nb, nl, arith::CmpFPredicate::UNE, args[0],
-                             arith::ConstantOp::create(nb, nl,
-                                                       nb.getF32FloatAttr(0))));
-              linalg::YieldOp::create(nb, nl, ne);
+              Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
+              linalg::YieldOp::create(
+                  nb, nl,
+                  Value(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
+                                              args[0], zero)));
             })
             .getResult(0);
   }
   if (mb.failed())
-    return;
+    return std::nullopt;
+  return setup;
+}
+
+/// SelfMHA (weights under `prefix`) with the shared maps: returns y and,
+/// when `scores` is non-null, the pre-softmax scores [B,L,L,H].
+static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
+                              StringRef prefix, Value x, int64_t heads,
+                              int64_t dim, Value *scores) {
+  if (mb.failed() || !x)
+    return {};
+  int64_t axes = setup.maps.size();
+  if (heads == 0 || dim % heads || setup.heads != heads ||
+      setup.mapDim * axes != dim / heads) {
+    mb.error(mb.config.path + ": kwargs: the maps (" + Twine(axes) + " × " +
+             Twine(setup.mapDim) + " per head, " + Twine(setup.heads) +
+             " heads) must cover each attention head (dim " + Twine(dim) +
+             " / " + Twine(heads) + " heads)");
+    return {};
+  }
+  auto name = [&](StringRef n) { return (prefix + n).str(); };
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = dim / heads;
+  Value lin = mb.linear(x, name("linear"), 3 * dim, true);
+  if (mb.failed())
+    return {};
+  Value q = headMinorSplit(mb, sliceLast(mb, lin, 0, dim), heads);
+  Value k = headMinorSplit(mb, sliceLast(mb, lin, dim, dim), heads);
+  Value v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
+  int64_t md = setup.mapDim;
+  auto applyMaps = [&](Value t) -> Value {
+    if (!setup.grid)
+      return mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, t.getType(), t,
+                                                setup.maps[0]);
+    // Each head's features split in halves: axis 0 maps the first half,
+    // axis 1 the second. (The reference uses the query maps for keys too,
+    // which is the same in self-attention.)
+    Value lo = sliceLast(mb, t, 0, md), hi = sliceLast(mb, t, md, md);
+    lo = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, lo.getType(), lo,
+                                            setup.maps[0]);
+    hi = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, hi.getType(), hi,
+                                            setup.maps[1]);
+    return concatLast(mb, lo, hi);
+  };
+  q = applyMaps(q);
+  k = applyMaps(k);
 
   float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   FloatAttr fill = mb.b.getF32FloatAttr(-1e10f);
   Value o = mlir::dat::AttentionOp::create(
       mb.b, mb.loc, mb.emptyLike({B, heads, L, dh}).getType(), q, k, v,
-      /*mask=*/Value(), keyMask, mediator, /*query_offset=*/Value(),
-      mb.emptyLike({B, heads, L, dh}), mb.b.getF32FloatAttr(scale), fill,
-      /*causal=*/false);
-  mb.output("y", mb.linear(headMinorMerge(mb, o), "mha.out", dim, true));
-  if (mb.wantsOutput("scores")) {
+      /*mask=*/Value(), setup.keyMask, setup.mediator,
+      /*query_offset=*/Value(), mb.emptyLike({B, heads, L, dh}),
+      mb.b.getF32FloatAttr(scale), fill, /*causal=*/false);
+  if (scores) {
     Value init = mb.emptyLike({B, heads, L, L});
     Value s = mlir::dat::AttentionWeightsOp::create(
-        mb.b, mb.loc, init.getType(), q, k, Value(), keyMask, mediator, Value(),
-        init, mb.b.getF32FloatAttr(scale), fill, false,
+        mb.b, mb.loc, init.getType(), q, k, Value(), setup.keyMask,
+        setup.mediator, Value(), init, mb.b.getF32FloatAttr(scale), fill, false,
         /*logits=*/true);
-    mb.output("scores", transpose(mb, s, {0, 2, 3, 1}));
+    *scores = transpose(mb, s, {0, 2, 3, 1});
   }
+  return mb.linear(headMinorMerge(mb, o), name("out"), dim, true);
+}
+
+static void outputMaps(ModelBuilder &mb, const ApeSetup &setup) {
+  if (setup.grid) {
+    mb.output("maps_x", setup.maps[0]);
+    mb.output("maps_y", setup.maps[1]);
+  } else {
+    mb.output("maps", setup.maps[0]);
+  }
+}
+
+static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
+  int64_t heads = 0, dim = 0;
+  mb.withKwargs("mha", "SelfMHA", [&] {
+    heads = mb.intArg("num_heads");
+    dim = mb.intArg("dim");
+    mb.floatArg("dropout_rate", 0.0);
+  });
+  std::optional<ApeSetup> setup = readApeSetup(mb, grid);
+  if (!setup)
+    return;
+  outputMaps(mb, *setup);
+  Value scores;
+  Value y = apeSelfAttention(mb, *setup, "mha.", mb.input("x"), heads, dim,
+                             mb.wantsOutput("scores") ? &scores : nullptr);
+  mb.output("y", y);
+  mb.output("scores", scores);
+}
+
+/// `Encoder`: post-norm layers x = LN(x + MHA(x)); x = LN(x + FFN(x)),
+/// FFN = Linear(dim, r·dim) → ReLU | exact GELU → Linear(r·dim, dim).
+static void buildApeEncoder(ModelBuilder &mb, bool grid) {
+  int64_t heads = 0, layers = 0, dim = 0, ratio = 4;
+  std::string act;
+  mb.withKwargs("encoder", "Encoder", [&] {
+    heads = mb.intArg("num_heads");
+    layers = mb.intArg("num_layers");
+    dim = mb.intArg("dim");
+    mb.floatArg("dropout_rate", 0.0);
+    mb.floatArg("weight_dropout", 0.0);
+    ratio = mb.intArg("mlp_ratio", 4);
+    act = mb.stringArg("activation", "ReLU");
+    mb.boolArg("drop_path", false); // the identity at inference
+  });
+  if (mb.failed())
+    return;
+  if (act != "ReLU" && act != "GELU") {
+    mb.error(mb.config.path + ": kwargs.encoder.activation: '" + act +
+             "' (ReLU or GELU)");
+    return;
+  }
+  std::optional<ApeSetup> setup = readApeSetup(mb, grid);
+  if (!setup)
+    return;
+  outputMaps(mb, *setup);
+  Value x = mb.input("x");
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    std::string p = "encoder.encoder_layers." + std::to_string(l) + ".";
+    Value a = apeSelfAttention(mb, *setup, p + "mha.", x, heads, dim, nullptr);
+    x = mb.layerNorm(mb.add(x, a), p + "mha_ln", 1e-5);
+    Value h = mb.activation(mb.linear(x, p + "ffn.0", ratio * dim, true),
+                            act == "GELU" ? "gelu_erf" : "relu");
+    x = mb.layerNorm(mb.add(x, mb.linear(h, p + "ffn.2", dim, true)),
+                     p + "ffn_ln", 1e-5);
+  }
+  mb.output("y", x);
 }
 
 void buildApeSequentialSelfMHA(ModelBuilder &mb) { buildApeSelfMHA(mb, false); }
 void buildApeGridSelfMHA(ModelBuilder &mb) { buildApeSelfMHA(mb, true); }
+void buildApeSequentialEncoder(ModelBuilder &mb) { buildApeEncoder(mb, false); }
+void buildApeGridEncoder(ModelBuilder &mb) { buildApeEncoder(mb, true); }
 
 } // namespace dat

@@ -100,6 +100,8 @@ void buildAttentionModule(ModelBuilder &mb);
 /// APE: `Sequential + SelfMHA` and `Grid + SelfMHA` (spec §9).
 void buildApeSequentialSelfMHA(ModelBuilder &mb);
 void buildApeGridSelfMHA(ModelBuilder &mb);
+void buildApeSequentialEncoder(ModelBuilder &mb);
+void buildApeGridEncoder(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
 /// HYLA's MultiHeadDotProductAttention (Flax), self-attention.
 void buildHylaAttentionModule(ModelBuilder &mb);
