@@ -1,7 +1,7 @@
 // RUN: dat-opt %s -split-input-file -verify-diagnostics
 
 // Verifier diagnostics of dat.rope, dat.attention_weights, dat.relations,
-// dat.relational_attention and dat.hyper_attention (dat.attention's are in invalid.mlir).
+// dat.relational_attention, dat.hyper_attention and dat.orthogonal_map (dat.attention's are in invalid.mlir).
 
 func.func @f(%x: tensor<2x16x4xf32>, %c: tensor<16x2xf32>) -> tensor<2x16x4xf32> {
   // expected-error @+1 {{expected input to have rank 4 [B,L,H,K], got rank 3}}
@@ -191,4 +191,52 @@ func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x
   // expected-error @+1 {{expected bias dim 0 (batch) to be 2, got 3}}
   %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) bias(%b : tensor<3x8x16x16xf32>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x2xf32>
   return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps to have rank 5 [1|B,L,H,d,d], got rank 4}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x10x4x8x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps dim 1 (length) to be 12, got 10}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x10x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x3x8x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps dim 2 (heads) to be 4, got 3}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x3x8x8xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x6xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps dim 4 (columns) to be 8, got 6}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x6xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<3x12x4x8x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps dim 0 (batch) to be 1 or 2, got 3}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<3x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf16>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected float input and maps of one element type}}
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf16> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
 }

@@ -140,3 +140,11 @@ func.func @attention_ape_extras(%q: tensor<2x4x12x8xf32>, %km: tensor<2x12xi1>,
                      {mask_fill = -1.0e10 : f32} -> tensor<2x4x12x12xf32>
   return %r, %s : tensor<2x4x12x8xf32>, tensor<2x4x12x12xf32>
 }
+
+// CHECK-LABEL: func.func @orthogonal_map
+// CHECK: dat.orthogonal_map %{{.+}}, %{{.+}} : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+func.func @orthogonal_map(%x: tensor<2x4x12x8xf32>, %m: tensor<1x12x4x8x8xf32>)
+    -> tensor<2x4x12x8xf32> {
+  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
