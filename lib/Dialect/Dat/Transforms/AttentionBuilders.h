@@ -228,6 +228,12 @@ inline Value normalizeInto(OpBuilder &rewriter, Location loc, Value x,
       .getResult(0);
 }
 
+/// Writes `x` (the accumulation type) into `init`, converting elements.
+Value convertInto(OpBuilder &b, Location loc, Value x, Value init);
+
+/// softmax of `x` along `axis` (max-subtracted), in x's element type.
+Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
+
 /// act(x) for the scalar relation/FFN activations (not softmax).
 Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 

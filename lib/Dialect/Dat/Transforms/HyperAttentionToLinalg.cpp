@@ -138,67 +138,7 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
         .getResult(0);
   }
 
-  // softmax over j.
-  AffineMap rowMap = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
-  TypedAttr negInf =
-      rw.getFloatAttr(accTy, APFloat::getInf(accTy.getFloatSemantics(), true));
-  Value mx = filledTensor(rw, loc, {B, H, Lq}, accTy, negInf);
-  mx = linalg::GenericOp::create(
-           rw, loc, mx.getType(), ValueRange{s}, ValueRange{mx},
-           ArrayRef<AffineMap>{id4, rowMap},
-           ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
-           [&](OpBuilder &nb, Location nl, ValueRange args) {
-             linalg::YieldOp::create(
-                 nb, nl,
-                 Value(arith::MaximumFOp::create(nb, nl, args[0], args[1])));
-           })
-           .getResult(0);
-  Value ex = linalg::GenericOp::create(
-                 rw, loc, s.getType(), ValueRange{mx}, ValueRange{s},
-                 ArrayRef<AffineMap>{rowMap, id4},
-                 ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-                 [&](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value dlt = arith::SubFOp::create(nb, nl, args[1], args[0]);
-                   linalg::YieldOp::create(
-                       nb, nl, Value(math::ExpOp::create(nb, nl, dlt)));
-                 })
-                 .getResult(0);
-  Value sum = filledTensor(rw, loc, {B, H, Lq}, accTy, zero);
-  sum =
-      linalg::GenericOp::create(
-          rw, loc, sum.getType(), ValueRange{ex}, ValueRange{sum},
-          ArrayRef<AffineMap>{id4, rowMap},
-          ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, nl, Value(arith::AddFOp::create(nb, nl, args[0], args[1])));
-          })
-          .getResult(0);
-  return linalg::GenericOp::create(
-             rw, loc, ex.getType(), ValueRange{sum}, ValueRange{ex},
-             ArrayRef<AffineMap>{rowMap, id4},
-             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl,
-                   Value(arith::DivFOp::create(nb, nl, args[1], args[0])));
-             })
-      .getResult(0);
-}
-
-/// Writes `x` (accumulation type) into `init`, converting elements.
-Value convertInto(OpBuilder &b, Location loc, Value x, Value init) {
-  auto t = cast<RankedTensorType>(init.getType());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, t, ValueRange{x}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<IteratorType>(t.getRank(), kPar),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl, castFloat(nb, nl, args[0], t.getElementType()));
-             })
-      .getResult(0);
+  return softmaxAlong(rw, loc, s, 3);
 }
 
 struct HyperAttentionWeightsToLinalg final
