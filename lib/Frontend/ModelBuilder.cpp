@@ -400,6 +400,66 @@ Value ModelBuilder::add(Value a, Value c) {
                      });
 }
 
+Value ModelBuilder::mul(Value a, Value c) {
+  if (failed() || !a || !c)
+    return {};
+  AffineMap id = AffineMap::getMultiDimIdentityMap(
+      cast<RankedTensorType>(a.getType()).getRank(), b.getContext());
+  return elementwise(*this, a, {a, c}, {id, id},
+                     [](OpBuilder &nb, Location nl, ValueRange v) {
+                       return Value(arith::MulFOp::create(nb, nl, v[0], v[1]));
+                     });
+}
+
+Value ModelBuilder::rmsNorm(Value x, StringRef prefix, double eps) {
+  if (failed() || !x)
+    return {};
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank(), d = t.getShape().back();
+  Value w = weight((prefix + ".weight").str(), {d});
+  if (failed())
+    return {};
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> rowExprs;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    rowExprs.push_back(b.getAffineDimExpr(i));
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
+  AffineMap last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
+  SmallVector<utils::IteratorType> iters(rank - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value init = linalg::FillOp::create(
+                   b, loc, zero,
+                   emptyLike(SmallVector<int64_t>(t.getShape().drop_back())))
+                   .getResult(0);
+  Value sq = linalg::GenericOp::create(
+                 b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+                 ArrayRef<AffineMap>{id, row}, iters,
+                 [](OpBuilder &nb, Location nl, ValueRange a) {
+                   Value p = arith::MulFOp::create(nb, nl, a[0], a[0]);
+                   linalg::YieldOp::create(
+                       nb, nl, Value(arith::AddFOp::create(nb, nl, a[1], p)));
+                 })
+                 .getResult(0);
+  float n = static_cast<float>(d), e = static_cast<float>(eps);
+  return elementwise(
+      *this, x, {x, sq, w}, {id, row, last},
+      [n, e](OpBuilder &nb, Location nl, ValueRange a) {
+        Value mean = arith::DivFOp::create(
+            nb, nl, a[1],
+            arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(n)));
+        Value inv = math::RsqrtOp::create(
+            nb, nl,
+            arith::AddFOp::create(
+                nb, nl, mean,
+                arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(e))));
+        Value y = arith::MulFOp::create(nb, nl, a[0], inv);
+        return Value(arith::MulFOp::create(nb, nl, y, a[2]));
+      });
+}
+
 Value ModelBuilder::activation(Value x, StringRef name) {
   if (failed() || !x || name == "identity")
     return x;

@@ -107,7 +107,10 @@ public:
   /// Elementwise activation: relu, gelu (tanh form), gelu_erf, silu,
   /// sigmoid, tanh, identity.
   mlir::Value activation(mlir::Value x, llvm::StringRef name);
+  /// RMSNorm over the last axis: x · rsqrt(mean(x²) + eps) · weight.
+  mlir::Value rmsNorm(mlir::Value x, llvm::StringRef prefix, double eps);
   mlir::Value add(mlir::Value a, mlir::Value b);
+  mlir::Value mul(mlir::Value a, mlir::Value b);
 
   mlir::OpBuilder b;
   mlir::Location loc;

@@ -43,12 +43,12 @@ Value concatLast(ModelBuilder &mb, Value a, Value b) {
 
 DualAttentionResult emitDualAttention(ModelBuilder &mb, StringRef prefix,
                                       Value x, Value symbols, Value cos,
-                                      Value sin, bool causal,
-                                      bool wantWeights) {
+                                      Value sin, bool causal, bool wantWeights,
+                                      StringRef dropoutKey) {
   int64_t dModel = mb.intArg("d_model");
   int64_t nSA = mb.intArg("n_heads_sa");
   int64_t nRA = mb.intArg("n_heads_ra");
-  mb.floatArg("dropout", 0.0);
+  mb.floatArg(dropoutKey, 0.0); // the identity at inference
   bool share = mb.boolArg("share_attn_params", false);
   std::string raType = mb.stringArg("ra_type", "relational_attention");
   int64_t total = nSA + nRA;
@@ -124,7 +124,7 @@ void buildDualAttentionModule(ModelBuilder &mb) {
               mb.wantsOutput("ra_attn_scores") ||
               mb.wantsOutput("ra_relations");
   DualAttentionResult r =
-      emitDualAttention(mb, "", x, symbols, cos, sin, causal, want);
+      emitDualAttention(mb, "", x, symbols, cos, sin, causal, want, "dropout");
   mb.output("y", r.out);
   mb.output("sa_attn_scores", r.saWeights);
   mb.output("ra_attn_scores", r.raWeights);

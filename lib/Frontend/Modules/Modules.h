@@ -89,7 +89,8 @@ struct DualAttentionResult {
 DualAttentionResult emitDualAttention(ModelBuilder &mb, llvm::StringRef prefix,
                                       mlir::Value x, mlir::Value symbols,
                                       mlir::Value cos, mlir::Value sin,
-                                      bool causal, bool wantWeights);
+                                      bool causal, bool wantWeights,
+                                      llvm::StringRef dropoutKey);
 
 /// Concatenates [..., a] and [..., b] along the last axis.
 mlir::Value concatLast(ModelBuilder &mb, mlir::Value a, mlir::Value b);
@@ -103,6 +104,12 @@ void buildApeGridSelfMHA(ModelBuilder &mb);
 void buildApeSequentialEncoder(ModelBuilder &mb);
 void buildApeGridEncoder(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
+/// Blocks (spec §6): EncoderBlock, DecoderBlock, DualAttnEncoderBlock,
+/// DualAttnDecoderBlock.
+void buildEncoderBlock(ModelBuilder &mb);
+void buildDecoderBlock(ModelBuilder &mb);
+void buildDualAttnEncoderBlock(ModelBuilder &mb);
+void buildDualAttnDecoderBlock(ModelBuilder &mb);
 /// HYLA's MultiHeadDotProductAttention (Flax), self-attention.
 void buildHylaAttentionModule(ModelBuilder &mb);
 void buildSymbolicAttentionModule(ModelBuilder &mb);

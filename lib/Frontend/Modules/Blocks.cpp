@@ -1,0 +1,184 @@
+//===- Blocks.cpp - frontends of the transformer blocks -------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// EncoderBlock, DecoderBlock, DualAttnEncoderBlock, DualAttnDecoderBlock
+// (spec §6): pre-norm `x ← x + Sub(norm(x))` or post-norm
+// `x ← norm(x + Sub(x))` around each sublayer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Modules.h"
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+namespace {
+struct BlockCommon {
+  int64_t dModel = 0;
+  std::optional<int64_t> dff;
+  std::string activation, normType;
+  bool normFirst = false, bias = true, causal = false;
+};
+
+/// The kwargs every block takes.
+BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault) {
+  BlockCommon c;
+  c.dModel = mb.intArg("d_model");
+  c.dff = mb.optIntArg("dff");
+  mb.floatArg("dropout_rate", 0.0); // the identity at inference
+  c.activation = mb.stringArg("activation", "relu");
+  c.normFirst = mb.boolArg("norm_first", false);
+  c.normType = mb.stringArg("norm_type", "layernorm");
+  c.bias = mb.boolArg("bias", true);
+  c.causal = mb.boolArg("causal", causalDefault);
+  if (!llvm::is_contained({"layernorm", "rmsnorm", "none"}, c.normType))
+    mb.error(mb.config.path + ": kwargs.norm_type: unknown '" + c.normType +
+             "' (layernorm, rmsnorm, none)");
+  if (!llvm::is_contained(
+          {"relu", "gelu", "swiglu", "silu", "sigmoid", "tanh", "identity"},
+          c.activation))
+    mb.error(mb.config.path + ": kwargs.activation: unknown '" + c.activation +
+             "'");
+  return c;
+}
+
+Value norm(ModelBuilder &mb, const BlockCommon &c, Value x, StringRef name) {
+  if (c.normType == "none")
+    return x;
+  if (c.normType == "rmsnorm")
+    return mb.rmsNorm(x, name, 1e-5);
+  return mb.layerNorm(x, name, 1e-5);
+}
+
+/// FeedForwardBlock (spec §1.3) under `ff_block.`.
+Value feedForward(ModelBuilder &mb, const BlockCommon &c, Value x) {
+  bool swiglu = c.activation == "swiglu";
+  // dff=None: int(2/3 · 4 · d) for swiglu (left to right, in double), else 4d.
+  int64_t dff = c.dff    ? *c.dff
+                : swiglu ? static_cast<int64_t>(2.0 / 3.0 * 4.0 * c.dModel)
+                         : 4 * c.dModel;
+  Value h = mb.linear(x, "ff_block.linear1", dff, c.bias);
+  if (swiglu)
+    h = mb.mul(mb.activation(h, "silu"),
+               mb.linear(x, "ff_block.linear3", dff, c.bias));
+  else
+    h = mb.activation(h, c.activation);
+  return mb.linear(h, "ff_block.linear2", c.dModel, c.bias);
+}
+
+/// One residual sublayer with the block's norm placement.
+Value residual(ModelBuilder &mb, const BlockCommon &c, Value x,
+               StringRef normName, llvm::function_ref<Value(Value)> sublayer) {
+  if (mb.failed())
+    return {};
+  if (c.normFirst)
+    return mb.add(x, sublayer(norm(mb, c, x, normName)));
+  return norm(mb, c, mb.add(x, sublayer(x)), normName);
+}
+
+/// Attention(d, heads, **kwargs) with some arguments fixed by the block;
+/// those may not appear in `kwargsKey` too (the reference would raise).
+AttentionParams blockAttention(ModelBuilder &mb, StringRef kwargsKey, int64_t d,
+                               int64_t heads, std::optional<bool> biasOut,
+                               bool fixesKvHeads) {
+  AttentionParams p;
+  mb.withKwargs(kwargsKey, "Attention",
+                [&] { p = makeAttentionParams(mb, d, heads, heads); });
+  if (biasOut)
+    p.biasOut = *biasOut;
+  if (fixesKvHeads) {
+    p.kvHeads = heads;
+    p.biasKV = false;
+  }
+  return p;
+}
+} // namespace
+
+void buildEncoderBlock(ModelBuilder &mb) {
+  BlockCommon c = readBlockCommon(mb, false);
+  int64_t heads = mb.intArg("n_heads");
+  if (mb.failed())
+    return;
+  AttentionParams p =
+      blockAttention(mb, "attn_kwargs", c.dModel, heads, c.bias, true);
+  mb.boolCall("need_weights", false);
+  Value x = mb.input("x");
+  auto [cos, sin] = ropeInputs(mb);
+  x = residual(mb, c, x, "norm1", [&](Value h) {
+    return emitAttention(mb, p, "self_attn.", h, h, h, cos, sin, c.causal,
+                         false)
+        .out;
+  });
+  x = residual(mb, c, x, "norm2",
+               [&](Value h) { return feedForward(mb, c, h); });
+  mb.output("y", x);
+}
+
+void buildDecoderBlock(ModelBuilder &mb) {
+  BlockCommon c = readBlockCommon(mb, false);
+  int64_t heads = mb.intArg("n_heads");
+  mb.intArg("n_heads_cross"); // ignored by the reference (spec §6.1)
+  if (mb.failed())
+    return;
+  AttentionParams self = makeAttentionParams(mb, c.dModel, heads, heads);
+  self.biasOut = c.bias;
+  AttentionParams cross = self; // built with n_heads, not n_heads_cross
+  Value x = mb.input("x"), context = mb.input("context");
+  x = residual(mb, c, x, "norm1", [&](Value h) {
+    return emitAttention(mb, self, "self_attn.", h, h, h, {}, {}, c.causal,
+                         false)
+        .out;
+  });
+  x = residual(mb, c, x, "norm2", [&](Value h) {
+    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
+                         false, false)
+        .out;
+  });
+  x = residual(mb, c, x, "norm3",
+               [&](Value h) { return feedForward(mb, c, h); });
+  mb.output("y", x);
+}
+
+void buildDualAttnEncoderBlock(ModelBuilder &mb) {
+  BlockCommon c = readBlockCommon(mb, false);
+  Value x = mb.input("x"), symbols = mb.input("symbols");
+  auto [cos, sin] = ropeInputs(mb);
+  x = residual(mb, c, x, "norm1", [&](Value h) {
+    return emitDualAttention(mb, "dual_attn.", h, symbols, cos, sin, c.causal,
+                             false, "dropout_rate")
+        .out;
+  });
+  x = residual(mb, c, x, "norm2",
+               [&](Value h) { return feedForward(mb, c, h); });
+  mb.output("y", x);
+}
+
+void buildDualAttnDecoderBlock(ModelBuilder &mb) {
+  BlockCommon c = readBlockCommon(mb, true);
+  int64_t crossHeads = mb.intArg("n_heads_cross");
+  Value x = mb.input("x"), context = mb.input("context"),
+        symbols = mb.input("symbols");
+  if (mb.failed())
+    return;
+  AttentionParams cross = blockAttention(mb, "cross_kwargs", c.dModel,
+                                         crossHeads, std::nullopt, false);
+  // The dual self-attention of the decoder takes no RoPE (spec §6.2).
+  x = residual(mb, c, x, "norm1", [&](Value h) {
+    return emitDualAttention(mb, "dual_attn.", h, symbols, {}, {}, c.causal,
+                             false, "dropout_rate")
+        .out;
+  });
+  x = residual(mb, c, x, "norm2", [&](Value h) {
+    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
+                         false, false)
+        .out;
+  });
+  x = residual(mb, c, x, "norm3",
+               [&](Value h) { return feedForward(mb, c, h); });
+  mb.output("y", x);
+}
+
+} // namespace dat
