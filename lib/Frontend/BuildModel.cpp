@@ -24,6 +24,7 @@ constexpr ModuleEntry kModules[] = {
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"EncoderBlock", buildEncoderBlock},
+    {"TransformerLM", buildTransformerLM},
     {"DecoderBlock", buildDecoderBlock},
     {"DualAttnEncoderBlock", buildDualAttnEncoderBlock},
     {"DualAttnDecoderBlock", buildDualAttnDecoderBlock},

@@ -15,15 +15,6 @@ using namespace mlir;
 
 namespace dat {
 
-namespace {
-struct BlockCommon {
-  int64_t dModel = 0;
-  std::optional<int64_t> dff;
-  std::string activation, normType;
-  bool normFirst = false, bias = true, causal = false;
-};
-
-/// The kwargs every block takes.
 BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault) {
   BlockCommon c;
   c.dModel = mb.intArg("d_model");
@@ -45,7 +36,8 @@ BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault) {
   return c;
 }
 
-Value norm(ModelBuilder &mb, const BlockCommon &c, Value x, StringRef name) {
+Value blockNorm(ModelBuilder &mb, const BlockCommon &c, Value x,
+                StringRef name) {
   if (c.normType == "none")
     return x;
   if (c.normType == "rmsnorm")
@@ -53,20 +45,23 @@ Value norm(ModelBuilder &mb, const BlockCommon &c, Value x, StringRef name) {
   return mb.layerNorm(x, name, 1e-5);
 }
 
-/// FeedForwardBlock (spec §1.3) under `ff_block.`.
-Value feedForward(ModelBuilder &mb, const BlockCommon &c, Value x) {
+namespace {
+/// FeedForwardBlock (spec §1.3) under `<prefix>ff_block.`.
+Value feedForward(ModelBuilder &mb, const BlockCommon &c, Value x,
+                  StringRef prefix = "") {
   bool swiglu = c.activation == "swiglu";
   // dff=None: int(2/3 · 4 · d) for swiglu (left to right, in double), else 4d.
   int64_t dff = c.dff    ? *c.dff
                 : swiglu ? static_cast<int64_t>(2.0 / 3.0 * 4.0 * c.dModel)
                          : 4 * c.dModel;
-  Value h = mb.linear(x, "ff_block.linear1", dff, c.bias);
+  std::string ff = (prefix + "ff_block.").str();
+  Value h = mb.linear(x, ff + "linear1", dff, c.bias);
   if (swiglu)
     h = mb.mul(mb.activation(h, "silu"),
-               mb.linear(x, "ff_block.linear3", dff, c.bias));
+               mb.linear(x, ff + "linear3", dff, c.bias));
   else
     h = mb.activation(h, c.activation);
-  return mb.linear(h, "ff_block.linear2", c.dModel, c.bias);
+  return mb.linear(h, ff + "linear2", c.dModel, c.bias);
 }
 
 /// One residual sublayer with the block's norm placement.
@@ -75,8 +70,8 @@ Value residual(ModelBuilder &mb, const BlockCommon &c, Value x,
   if (mb.failed())
     return {};
   if (c.normFirst)
-    return mb.add(x, sublayer(norm(mb, c, x, normName)));
-  return norm(mb, c, mb.add(x, sublayer(x)), normName);
+    return mb.add(x, sublayer(blockNorm(mb, c, x, normName)));
+  return blockNorm(mb, c, mb.add(x, sublayer(x)), normName);
 }
 
 /// Attention(d, heads, **kwargs) with some arguments fixed by the block;
@@ -97,6 +92,31 @@ AttentionParams blockAttention(ModelBuilder &mb, StringRef kwargsKey, int64_t d,
 }
 } // namespace
 
+Value encoderBlock(ModelBuilder &mb, const BlockCommon &c,
+                   const AttentionParams &p, StringRef prefix, Value x,
+                   Value cos, Value sin) {
+  std::string pre = prefix.str();
+  x = residual(mb, c, x, pre + "norm1", [&](Value h) {
+    return emitAttention(mb, p, pre + "self_attn.", h, h, h, cos, sin, c.causal,
+                         false)
+        .out;
+  });
+  return residual(mb, c, x, pre + "norm2",
+                  [&](Value h) { return feedForward(mb, c, h, pre); });
+}
+
+Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c, StringRef prefix,
+                       Value x, Value symbols, Value cos, Value sin) {
+  std::string pre = prefix.str();
+  x = residual(mb, c, x, pre + "norm1", [&](Value h) {
+    return emitDualAttention(mb, pre + "dual_attn.", h, symbols, cos, sin,
+                             c.causal, false, "dropout_rate")
+        .out;
+  });
+  return residual(mb, c, x, pre + "norm2",
+                  [&](Value h) { return feedForward(mb, c, h, pre); });
+}
+
 void buildEncoderBlock(ModelBuilder &mb) {
   BlockCommon c = readBlockCommon(mb, false);
   int64_t heads = mb.intArg("n_heads");
@@ -105,16 +125,8 @@ void buildEncoderBlock(ModelBuilder &mb) {
   AttentionParams p =
       blockAttention(mb, "attn_kwargs", c.dModel, heads, c.bias, true);
   mb.boolCall("need_weights", false);
-  Value x = mb.input("x");
   auto [cos, sin] = ropeInputs(mb);
-  x = residual(mb, c, x, "norm1", [&](Value h) {
-    return emitAttention(mb, p, "self_attn.", h, h, h, cos, sin, c.causal,
-                         false)
-        .out;
-  });
-  x = residual(mb, c, x, "norm2",
-               [&](Value h) { return feedForward(mb, c, h); });
-  mb.output("y", x);
+  mb.output("y", encoderBlock(mb, c, p, "", mb.input("x"), cos, sin));
 }
 
 void buildDecoderBlock(ModelBuilder &mb) {
@@ -146,14 +158,7 @@ void buildDualAttnEncoderBlock(ModelBuilder &mb) {
   BlockCommon c = readBlockCommon(mb, false);
   Value x = mb.input("x"), symbols = mb.input("symbols");
   auto [cos, sin] = ropeInputs(mb);
-  x = residual(mb, c, x, "norm1", [&](Value h) {
-    return emitDualAttention(mb, "dual_attn.", h, symbols, cos, sin, c.causal,
-                             false, "dropout_rate")
-        .out;
-  });
-  x = residual(mb, c, x, "norm2",
-               [&](Value h) { return feedForward(mb, c, h); });
-  mb.output("y", x);
+  mb.output("y", dualEncoderBlock(mb, c, "", x, symbols, cos, sin));
 }
 
 void buildDualAttnDecoderBlock(ModelBuilder &mb) {

@@ -104,6 +104,27 @@ void buildApeGridSelfMHA(ModelBuilder &mb);
 void buildApeSequentialEncoder(ModelBuilder &mb);
 void buildApeGridEncoder(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
+/// The kwargs every block takes (spec §6), as the blocks and the models
+/// that build them pass them.
+struct BlockCommon {
+  int64_t dModel = 0;
+  std::optional<int64_t> dff;
+  std::string activation, normType;
+  bool normFirst = false, bias = true, causal = false;
+};
+BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault);
+mlir::Value blockNorm(ModelBuilder &mb, const BlockCommon &c, mlir::Value x,
+                      llvm::StringRef name);
+/// EncoderBlock / DualAttnEncoderBlock forwards, weights under `prefix`.
+mlir::Value encoderBlock(ModelBuilder &mb, const BlockCommon &c,
+                         const AttentionParams &p, llvm::StringRef prefix,
+                         mlir::Value x, mlir::Value cos, mlir::Value sin);
+mlir::Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c,
+                             llvm::StringRef prefix, mlir::Value x,
+                             mlir::Value symbols, mlir::Value cos,
+                             mlir::Value sin);
+void buildTransformerLM(ModelBuilder &mb);
+
 /// Blocks (spec §6): EncoderBlock, DecoderBlock, DualAttnEncoderBlock,
 /// DualAttnDecoderBlock.
 void buildEncoderBlock(ModelBuilder &mb);

@@ -1,0 +1,156 @@
+//===- LanguageModels.cpp - frontends of the language models --------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// TransformerLM (spec §7.2): token embedding (no scaling), learned positions
+// or RoPE, causal encoder blocks, final norm, head tied to the embedding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Modules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+/// x[b,t,:] = table[idx[b,t], :]; ids are range-checked by the program.
+static Value embedTokens(ModelBuilder &mb, Value idx, Value table) {
+  auto it = cast<RankedTensorType>(idx.getType());
+  auto tt = cast<RankedTensorType>(table.getType());
+  SmallVector<int64_t> shape = {it.getDimSize(0), it.getDimSize(1),
+                                tt.getDimSize(1)};
+  MLIRContext *ctx = mb.b.getContext();
+  AffineExpr b, t, d;
+  bindDims(ctx, b, t, d);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
+             ValueRange{idx}, ValueRange{mb.emptyLike(shape)},
+             ArrayRef<AffineMap>{AffineMap::get(3, 0, {b, t}, ctx),
+                                 AffineMap::getMultiDimIdentityMap(3, ctx)},
+             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value row = arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                                      args[0]);
+               Value v = tensor::ExtractOp::create(
+                   nb, nl, table,
+                   ValueRange{row, linalg::IndexOp::create(nb, nl, 2)});
+               linalg::YieldOp::create(nb, nl, v);
+             })
+      .getResult(0);
+}
+
+/// The RoPE tables [T, dim/2] of precompute_freqs_cis(dim, ·)[:T], built in
+/// float32 with the reference's operation order (spec §1.4, §10), as
+/// compile-time derived weights.
+static std::pair<Value, Value> ropeTables(ModelBuilder &mb, int64_t dim,
+                                          int64_t len) {
+  std::vector<int64_t> shape = {len, dim / 2};
+  auto table = [dim, len](bool isCos) {
+    return [dim, len, isCos](const std::vector<const float *> &, float *out) {
+      for (int64_t k = 0; k < dim / 2; ++k) {
+        float e = static_cast<float>(2 * k) / static_cast<float>(dim);
+        float w = 1.0f / std::pow(10000.0f, e);
+        for (int64_t t = 0; t < len; ++t) {
+          float a = static_cast<float>(t) * w;
+          out[t * (dim / 2) + k] = isCos ? std::cos(a) : std::sin(a);
+        }
+      }
+    };
+  };
+  return {mb.derivedWeight("rope.freqs_cos", shape, {}, table(true)),
+          mb.derivedWeight("rope.freqs_sin", shape, {}, table(false))};
+}
+
+/// x + table[0:T] broadcast over the batch.
+static Value addPositions(ModelBuilder &mb, Value x, Value table) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = mb.b.getContext();
+  AffineExpr b, t, d;
+  bindDims(ctx, b, t, d);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, xt, ValueRange{x, table},
+             ValueRange{mb.emptyLike(xt.getShape())},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(3, ctx),
+                                 AffineMap::get(3, 0, {t, d}, ctx),
+                                 AffineMap::getMultiDimIdentityMap(3, ctx)},
+             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   Value(arith::AddFOp::create(nb, nl, args[0], args[1])));
+             })
+      .getResult(0);
+}
+
+void buildTransformerLM(ModelBuilder &mb) {
+  int64_t vocab = mb.intArg("vocab_size");
+  int64_t layers = mb.intArg("n_layers");
+  int64_t heads = mb.intArg("n_heads");
+  int64_t maxLen = mb.intArg("max_block_size");
+  std::string posEnc = mb.stringArg("pos_enc_type", "pos_emb");
+  mb.boolArg("use_flash_attention", true); // same math either way
+  BlockCommon c = readBlockCommon(mb, true);
+  c.causal = true; // the LM's blocks are always causal
+  AttentionParams p;
+  mb.withKwargs("block_kwargs", "EncoderBlock", [&] {
+    // EncoderBlock forwards attn_kwargs to Attention; add_bias_out is the
+    // block's bias, kv heads and kv biases are fixed.
+    mb.withKwargs("attn_kwargs", "Attention",
+                  [&] { p = makeAttentionParams(mb, c.dModel, heads, heads); });
+  });
+  p.biasOut = c.bias;
+  p.kvHeads = heads;
+  p.biasKV = false;
+  Value idx = mb.input("idx");
+  if (mb.failed() || !idx)
+    return;
+  auto it = cast<RankedTensorType>(idx.getType());
+  if (!it.getElementType().isInteger(64) || it.getRank() != 2) {
+    mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
+    return;
+  }
+  int64_t T = it.getDimSize(1);
+  if (T > maxLen) {
+    mb.error(mb.config.path + ": inputs.idx: sequence length " + Twine(T) +
+             " exceeds kwargs.max_block_size " + Twine(maxLen));
+    return;
+  }
+  if (posEnc != "pos_emb" && posEnc != "RoPE") {
+    mb.error(mb.config.path + ": kwargs.pos_enc_type: '" + posEnc +
+             "' (pos_emb or RoPE)");
+    return;
+  }
+  mb.inputRange("idx", 0, vocab - 1);
+  // The head is the embedding (tied): either key may hold it.
+  mb.aliasWeight("layers.final_out.weight", "layers.token_embedder.weight");
+  Value table = mb.weight("layers.token_embedder.weight", {vocab, c.dModel});
+  Value x = embedTokens(mb, idx, table);
+  Value cos, sin;
+  if (posEnc == "pos_emb") {
+    Value pos =
+        mb.weight("layers.positional_embedder.weight", {maxLen, c.dModel});
+    Value rows = tensor::ExtractSliceOp::create(
+        mb.b, mb.loc, RankedTensorType::get({T, c.dModel}, mb.b.getF32Type()),
+        pos, ValueRange{}, ValueRange{}, ValueRange{},
+        mb.b.getDenseI64ArrayAttr({0, 0}),
+        mb.b.getDenseI64ArrayAttr({T, c.dModel}),
+        mb.b.getDenseI64ArrayAttr({1, 1}));
+    x = addPositions(mb, x, rows);
+  } else {
+    std::tie(cos, sin) = ropeTables(mb, c.dModel / heads, T);
+  }
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l)
+    x = encoderBlock(mb, c, p, "layers.blocks." + std::to_string(l) + ".", x,
+                     cos, sin);
+  x = blockNorm(mb, c, x, "layers.norm");
+  mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
+}
+
+} // namespace dat
