@@ -25,6 +25,7 @@ constexpr ModuleEntry kModules[] = {
     {"DualAttention", buildDualAttentionModule},
     {"EncoderBlock", buildEncoderBlock},
     {"TransformerLM", buildTransformerLM},
+    {"DualAttnTransformerLM", buildDualAttnTransformerLM},
     {"DecoderBlock", buildDecoderBlock},
     {"DualAttnEncoderBlock", buildDualAttnEncoderBlock},
     {"DualAttnDecoderBlock", buildDualAttnDecoderBlock},

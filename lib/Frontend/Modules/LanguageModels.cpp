@@ -89,6 +89,59 @@ static Value addPositions(ModelBuilder &mb, Value x, Value table) {
       .getResult(0);
 }
 
+namespace {
+struct LMStream {
+  Value x, cos, sin;
+  int64_t batch = 0, length = 0;
+};
+} // namespace
+
+/// Token ids → embeddings (+ learned positions), or the RoPE tables of
+/// width `ropeDim`; shared by both LMs (spec §7.1).
+static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
+                                       int64_t d, int64_t maxLen,
+                                       StringRef posEnc, int64_t ropeDim) {
+  Value idx = mb.input("idx");
+  if (mb.failed() || !idx)
+    return std::nullopt;
+  auto it = cast<RankedTensorType>(idx.getType());
+  if (!it.getElementType().isInteger(64) || it.getRank() != 2) {
+    mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
+    return std::nullopt;
+  }
+  int64_t T = it.getDimSize(1);
+  if (T > maxLen) {
+    mb.error(mb.config.path + ": inputs.idx: sequence length " + Twine(T) +
+             " exceeds kwargs.max_block_size " + Twine(maxLen));
+    return std::nullopt;
+  }
+  if (posEnc != "pos_emb" && posEnc != "RoPE") {
+    mb.error(mb.config.path + ": kwargs.pos_enc_type: '" + posEnc +
+             "' (pos_emb or RoPE)");
+    return std::nullopt;
+  }
+  mb.inputRange("idx", 0, vocab - 1);
+  // The head is the embedding (tied): either key may hold it.
+  mb.aliasWeight("layers.final_out.weight", "layers.token_embedder.weight");
+  LMStream s;
+  s.batch = it.getDimSize(0);
+  s.length = T;
+  s.x = embedTokens(mb, idx,
+                    mb.weight("layers.token_embedder.weight", {vocab, d}));
+  if (posEnc == "pos_emb") {
+    Value pos = mb.weight("layers.positional_embedder.weight", {maxLen, d});
+    Value rows = tensor::ExtractSliceOp::create(
+        mb.b, mb.loc, RankedTensorType::get({T, d}, mb.b.getF32Type()), pos,
+        ValueRange{}, ValueRange{}, ValueRange{},
+        mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({T, d}),
+        mb.b.getDenseI64ArrayAttr({1, 1}));
+    s.x = addPositions(mb, s.x, rows);
+  } else {
+    std::tie(s.cos, s.sin) = ropeTables(mb, ropeDim, T);
+  }
+  return s;
+}
+
 void buildTransformerLM(ModelBuilder &mb) {
   int64_t vocab = mb.intArg("vocab_size");
   int64_t layers = mb.intArg("n_layers");
@@ -108,47 +161,93 @@ void buildTransformerLM(ModelBuilder &mb) {
   p.biasOut = c.bias;
   p.kvHeads = heads;
   p.biasKV = false;
-  Value idx = mb.input("idx");
-  if (mb.failed() || !idx)
+  if (mb.failed() || heads == 0)
     return;
-  auto it = cast<RankedTensorType>(idx.getType());
-  if (!it.getElementType().isInteger(64) || it.getRank() != 2) {
-    mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
+  std::optional<LMStream> s =
+      lmInput(mb, vocab, c.dModel, maxLen, posEnc, c.dModel / heads);
+  if (!s)
     return;
-  }
-  int64_t T = it.getDimSize(1);
-  if (T > maxLen) {
-    mb.error(mb.config.path + ": inputs.idx: sequence length " + Twine(T) +
-             " exceeds kwargs.max_block_size " + Twine(maxLen));
-    return;
-  }
-  if (posEnc != "pos_emb" && posEnc != "RoPE") {
-    mb.error(mb.config.path + ": kwargs.pos_enc_type: '" + posEnc +
-             "' (pos_emb or RoPE)");
-    return;
-  }
-  mb.inputRange("idx", 0, vocab - 1);
-  // The head is the embedding (tied): either key may hold it.
-  mb.aliasWeight("layers.final_out.weight", "layers.token_embedder.weight");
-  Value table = mb.weight("layers.token_embedder.weight", {vocab, c.dModel});
-  Value x = embedTokens(mb, idx, table);
-  Value cos, sin;
-  if (posEnc == "pos_emb") {
-    Value pos =
-        mb.weight("layers.positional_embedder.weight", {maxLen, c.dModel});
-    Value rows = tensor::ExtractSliceOp::create(
-        mb.b, mb.loc, RankedTensorType::get({T, c.dModel}, mb.b.getF32Type()),
-        pos, ValueRange{}, ValueRange{}, ValueRange{},
-        mb.b.getDenseI64ArrayAttr({0, 0}),
-        mb.b.getDenseI64ArrayAttr({T, c.dModel}),
-        mb.b.getDenseI64ArrayAttr({1, 1}));
-    x = addPositions(mb, x, rows);
-  } else {
-    std::tie(cos, sin) = ropeTables(mb, c.dModel / heads, T);
-  }
+  Value x = s->x;
   for (int64_t l = 0; l < layers && !mb.failed(); ++l)
     x = encoderBlock(mb, c, p, "layers.blocks." + std::to_string(l) + ".", x,
-                     cos, sin);
+                     s->cos, s->sin);
+  x = blockNorm(mb, c, x, "layers.norm");
+  mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
+}
+
+void buildDualAttnTransformerLM(ModelBuilder &mb) {
+  int64_t vocab = mb.intArg("vocab_size");
+  int64_t layers = mb.intArg("n_layers");
+  int64_t maxLen = mb.intArg("max_block_size");
+  std::string posEnc = mb.stringArg("pos_enc_type", "pos_emb");
+  std::string retrieval =
+      mb.stringArg("symbol_retrieval", "symbolic_attention");
+  mb.boolArg("bias", true); // stored but not forwarded (spec §7.1)
+  BlockCommon c = readBlockCommon(mb, true);
+  c.causal = true;
+  c.bias = true; // the FFN always has biases
+  bool shared = true, tieLibrary = false;
+  mb.withKwargs("symbol_retriever_config", "symbol_retriever_config", [&] {
+    shared = mb.boolArg("shared_symbol_retriever", true);
+    tieLibrary = mb.boolArg("weight_tie_symbol_library", false);
+  });
+  int64_t heads = mb.intArg("n_heads_sa") + mb.intArg("n_heads_ra");
+  if (mb.failed())
+    return;
+  if (heads == 0) {
+    mb.error(mb.config.path + ": kwargs.n_heads_sa: no attention heads");
+    return;
+  }
+  if (!llvm::is_contained(
+          {"symbolic_attention", "positional_symbols", "position_relative"},
+          retrieval)) {
+    mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
+             "' (symbolic_attention, positional_symbols, position_relative)");
+    return;
+  }
+  std::optional<LMStream> s =
+      lmInput(mb, vocab, c.dModel, maxLen, posEnc, c.dModel / heads);
+  if (!s)
+    return;
+  Value x = s->x;
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    // A shared retriever appears under every layer's key (aliases of 0);
+    // otherwise each layer has its own, optionally with a tied library.
+    std::string own = "layers.symbol_retrievers." + std::to_string(l) + ".";
+    std::string first = "layers.symbol_retrievers.0.";
+    std::string prefix = shared ? first : own;
+    Value symbols;
+    mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
+      if (retrieval == "symbolic_attention") {
+        int64_t d = mb.intArg("d_model");
+        int64_t h = mb.intArg("n_heads");
+        int64_t n = mb.intArg("n_symbols");
+        double dropout = mb.floatArg("dropout", 0.0);
+        std::optional<double> scale = mb.optFloatArg("scale");
+        mb.boolArg("trainable_symbols", true);
+        if (l > 0 && shared)
+          for (const char *w : {"template_features", "symbol_library",
+                                "q_proj.weight", "q_proj.bias"})
+            mb.aliasWeight(own + w, first + w);
+        if (l > 0 && !shared && tieLibrary)
+          mb.aliasWeight(own + "symbol_library", first + "symbol_library");
+        symbols = emitSymbolicAttention(mb, prefix, x, d, h, n, dropout, scale);
+      } else if (retrieval == "positional_symbols") {
+        if (l > 0 && (shared || tieLibrary))
+          mb.aliasWeight(own + "symbol_library.weight",
+                         first + "symbol_library.weight");
+        symbols = emitPositionalSymbols(mb, shared || tieLibrary ? first : own,
+                                        s->batch, s->length);
+      } else {
+        if (l > 0 && shared)
+          mb.aliasWeight(own + "rel_pos_enc.rel_pos_embeddings",
+                         first + "rel_pos_enc.rel_pos_embeddings");
+        symbols = emitRelativeSymbols(mb, prefix, s->length);
+      }
+    });
+    x = dualEncoderBlock(mb, c, "layers.blocks." + std::to_string(l) + ".", x,
+                         symbols, s->cos, s->sin);
+  }
   x = blockNorm(mb, c, x, "layers.norm");
   mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
 }

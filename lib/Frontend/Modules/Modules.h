@@ -124,6 +124,13 @@ mlir::Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c,
                              mlir::Value symbols, mlir::Value cos,
                              mlir::Value sin);
 void buildTransformerLM(ModelBuilder &mb);
+void buildDualAttnTransformerLM(ModelBuilder &mb);
+/// PositionalSymbolRetriever / PositionRelativeSymbolRetriever forwards
+/// (kwargs from the current scope, weights under `prefix`).
+mlir::Value emitPositionalSymbols(ModelBuilder &mb, llvm::StringRef prefix,
+                                  int64_t batch, int64_t length);
+mlir::Value emitRelativeSymbols(ModelBuilder &mb, llvm::StringRef prefix,
+                                int64_t length);
 
 /// Blocks (spec §6): EncoderBlock, DecoderBlock, DualAttnEncoderBlock,
 /// DualAttnDecoderBlock.

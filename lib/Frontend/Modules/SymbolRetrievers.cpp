@@ -268,42 +268,48 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
                                   symHeads, symbols, dropout, symScale));
 }
 
-void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
+Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
+                            int64_t L) {
   int64_t dim = mb.intArg("symbol_dim");
   int64_t maxLength = mb.intArg("max_length");
   mb.boolArg("sinusoidal", false); // stored but unused by the reference
-  Value x = streamInput(mb);
-  if (mb.failed() || !x)
-    return;
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
+  if (mb.failed())
+    return {};
   if (L > maxLength) {
     mb.error(mb.config.path + ": inputs.x: sequence length " + Twine(L) +
              " exceeds kwargs.max_length " + Twine(maxLength));
-    return;
+    return {};
   }
-  Value table = mb.weight("symbol_library.weight", {maxLength, dim});
+  Value table =
+      mb.weight((prefix + "symbol_library.weight").str(), {maxLength, dim});
   if (mb.failed())
-    return;
+    return {};
   Value rows = tensor::ExtractSliceOp::create(
       mb.b, mb.loc, RankedTensorType::get({L, dim}, mb.b.getF32Type()), table,
       ValueRange{}, ValueRange{}, ValueRange{},
       mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({L, dim}),
       mb.b.getDenseI64ArrayAttr({1, 1}));
-  mb.output("symbols", broadcastBatch(mb, rows, B));
+  return broadcastBatch(mb, rows, B);
 }
 
-void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
-  int64_t dim = mb.intArg("symbol_dim");
-  int64_t maxRel = mb.intArg("max_rel_pos");
+void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
   Value x = streamInput(mb);
   if (mb.failed() || !x)
     return;
-  int64_t L = cast<RankedTensorType>(x.getType()).getDimSize(1);
-  Value table =
-      mb.weight("rel_pos_enc.rel_pos_embeddings", {2 * maxRel + 1, dim});
+  auto xt = cast<RankedTensorType>(x.getType());
+  mb.output("symbols",
+            emitPositionalSymbols(mb, "", xt.getDimSize(0), xt.getDimSize(1)));
+}
+
+Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
+  int64_t dim = mb.intArg("symbol_dim");
+  int64_t maxRel = mb.intArg("max_rel_pos");
   if (mb.failed())
-    return;
+    return {};
+  Value table = mb.weight((prefix + "rel_pos_enc.rel_pos_embeddings").str(),
+                          {2 * maxRel + 1, dim});
+  if (mb.failed())
+    return {};
   // s[i,j,:] = E[clamp(j − i, −M, M) + M]
   MLIRContext *ctx = mb.b.getContext();
   SmallVector<int64_t> shape = {L, L, dim};
@@ -330,7 +336,16 @@ void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
             linalg::YieldOp::create(nb, nl, v);
           })
           .getResult(0);
-  mb.output("symbols", out);
+  return out;
+}
+
+void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
+  Value x = streamInput(mb);
+  if (mb.failed() || !x)
+    return;
+  mb.output("symbols",
+            emitRelativeSymbols(
+                mb, "", cast<RankedTensorType>(x.getType()).getDimSize(1)));
 }
 
 } // namespace dat
