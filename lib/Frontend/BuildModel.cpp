@@ -26,6 +26,8 @@ constexpr ModuleEntry kModules[] = {
     {"EncoderBlock", buildEncoderBlock},
     {"TransformerLM", buildTransformerLM},
     {"DualAttnTransformerLM", buildDualAttnTransformerLM},
+    {"VisionTransformer", buildVisionTransformer},
+    {"VisionDualAttnTransformer", buildVisionDualAttnTransformer},
     {"DecoderBlock", buildDecoderBlock},
     {"DualAttnEncoderBlock", buildDualAttnEncoderBlock},
     {"DualAttnDecoderBlock", buildDualAttnDecoderBlock},

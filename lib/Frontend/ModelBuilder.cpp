@@ -163,6 +163,23 @@ std::string ModelBuilder::stringArg(StringRef key, StringRef dflt) {
   return s->str();
 }
 
+SmallVector<int64_t> ModelBuilder::intListArg(StringRef key, size_t n) {
+  SmallVector<int64_t> out;
+  const json::Value *v = kwarg(key);
+  const json::Array *a = v ? v->getAsArray() : nullptr;
+  if (a && a->size() == n)
+    for (const json::Value &e : *a)
+      if (std::optional<int64_t> i = e.getAsInteger();
+          i && *i > 0 && *i <= (int64_t(1) << 31))
+        out.push_back(*i);
+  if (out.size() != n) {
+    error(where(key) + ": expected a list of " + Twine(n) +
+          " positive integers");
+    out.assign(n, 1);
+  }
+  return out;
+}
+
 bool ModelBuilder::boolCall(StringRef key, bool dflt) {
   const json::Value *v = config.call.get(key);
   if (!v || v->kind() == json::Value::Null)

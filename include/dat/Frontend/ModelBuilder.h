@@ -56,6 +56,9 @@ public:
   void withKwargs(llvm::StringRef key, llvm::StringRef className,
                   llvm::function_ref<void()> body);
   bool boolCall(llvm::StringRef key, bool dflt);
+  /// A list of positive integers (e.g. image_shape); errors unless it has
+  /// exactly `n` entries.
+  llvm::SmallVector<int64_t> intListArg(llvm::StringRef key, size_t n);
 
   /// The function argument of input `name` (shape from the config), or null
   /// with an error if the config declares no such input.

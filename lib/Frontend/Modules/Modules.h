@@ -125,6 +125,8 @@ mlir::Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c,
                              mlir::Value sin);
 void buildTransformerLM(ModelBuilder &mb);
 void buildDualAttnTransformerLM(ModelBuilder &mb);
+void buildVisionTransformer(ModelBuilder &mb);
+void buildVisionDualAttnTransformer(ModelBuilder &mb);
 /// PositionalSymbolRetriever / PositionRelativeSymbolRetriever forwards
 /// (kwargs from the current scope, weights under `prefix`).
 mlir::Value emitPositionalSymbols(ModelBuilder &mb, llvm::StringRef prefix,
