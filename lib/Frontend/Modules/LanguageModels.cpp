@@ -219,19 +219,13 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
     Value symbols;
     mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
       if (retrieval == "symbolic_attention") {
-        int64_t d = mb.intArg("d_model");
-        int64_t h = mb.intArg("n_heads");
-        int64_t n = mb.intArg("n_symbols");
-        double dropout = mb.floatArg("dropout", 0.0);
-        std::optional<double> scale = mb.optFloatArg("scale");
-        mb.boolArg("trainable_symbols", true);
         if (l > 0 && shared)
           for (const char *w : {"template_features", "symbol_library",
                                 "q_proj.weight", "q_proj.bias"})
             mb.aliasWeight(own + w, first + w);
         if (l > 0 && !shared && tieLibrary)
           mb.aliasWeight(own + "symbol_library", first + "symbol_library");
-        symbols = emitSymbolicAttention(mb, prefix, x, d, h, n, dropout, scale);
+        symbols = emitSymbolicAttentionFromKwargs(mb, prefix, x);
       } else if (retrieval == "positional_symbols") {
         if (l > 0 && (shared || tieLibrary))
           mb.aliasWeight(own + "symbol_library.weight",

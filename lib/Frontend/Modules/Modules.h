@@ -145,6 +145,11 @@ void buildHylaAttentionModule(ModelBuilder &mb);
 void buildSymbolicAttentionModule(ModelBuilder &mb);
 void buildRelationalSymbolicAttentionModule(ModelBuilder &mb);
 
+/// SymbolicAttention with its kwargs (d_model, n_heads, n_symbols, dropout,
+/// scale, trainable_symbols) read from the current scope.
+mlir::Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb,
+                                            llvm::StringRef prefix,
+                                            mlir::Value x);
 /// SymbolicAttention (§4.1) on x [B,L,d], weights under `prefix`.
 mlir::Value emitSymbolicAttention(ModelBuilder &mb, llvm::StringRef prefix,
                                   mlir::Value x, int64_t d, int64_t heads,

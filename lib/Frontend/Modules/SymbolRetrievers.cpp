@@ -93,15 +93,21 @@ Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
   return mb.mergeHeads(o);
 }
 
-void buildSymbolicAttentionModule(ModelBuilder &mb) {
+Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb, StringRef prefix,
+                                      Value x) {
   int64_t d = mb.intArg("d_model");
   int64_t heads = mb.intArg("n_heads");
   int64_t symbols = mb.intArg("n_symbols");
   double dropout = mb.floatArg("dropout", 0.0);
   std::optional<double> scale = mb.optFloatArg("scale");
   mb.boolArg("trainable_symbols", true); // only toggles requires_grad
-  mb.output("symbols", emitSymbolicAttention(mb, "", streamInput(mb), d, heads,
-                                             symbols, dropout, scale));
+  return emitSymbolicAttention(mb, prefix, x, d, heads, symbols, dropout,
+                               scale);
+}
+
+void buildSymbolicAttentionModule(ModelBuilder &mb) {
+  mb.output("symbols",
+            emitSymbolicAttentionFromKwargs(mb, "", streamInput(mb)));
 }
 
 /// Softmax over axis 2 of a rank-4 float32 tensor.

@@ -206,16 +206,9 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
     Value symbols;
     mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
-      if (retrieval == "symbolic_attention") {
-        int64_t d = mb.intArg("d_model");
-        int64_t h = mb.intArg("n_heads");
-        int64_t n = mb.intArg("n_symbols");
-        double dropout = mb.floatArg("dropout", 0.0);
-        std::optional<double> scale = mb.optFloatArg("scale");
-        mb.boolArg("trainable_symbols", true);
-        symbols = emitSymbolicAttention(mb, "symbol_retriever.", x, d, h, n,
-                                        dropout, scale);
-      } else if (retrieval == "positional_symbols") {
+      if (retrieval == "symbolic_attention")
+        symbols = emitSymbolicAttentionFromKwargs(mb, "symbol_retriever.", x);
+      else if (retrieval == "positional_symbols") {
         symbols =
             emitPositionalSymbols(mb, "symbol_retriever.", s->batch, s->tokens);
       } else {
