@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# The main job, for now: builds dat, lowers examples/attention.mlir (or the
-# .mlir file given) through dat-opt's CPU pipeline and executes it.
+# The main job: builds dat, compiles the example DAT language model
+# (examples/tiny-dat-lm.json, seeded random weights) into a CPU program and
+# runs it on example token ids, printing the logits' shape and checksums.
+#   scripts/run-example.sh            the model example
+#   scripts/run-example.sh FILE.mlir  an .mlir example through dat-opt's CPU
+#                                     pipeline and mlir-runner instead
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DAT_BUILD_DIR:-$root/build}
-input=${1:-$root/examples/attention.mlir}
 
 "$root/scripts/build.sh" >&2
-lib=/usr/lib/llvm-22/lib
-echo "== $input: dat-opt --dat-cpu-pipeline | mlir-runner" >&2
-"$build/bin/dat-opt" "$input" --dat-cpu-pipeline |
-  /usr/lib/llvm-22/bin/mlir-runner -e main -entry-point-result=void \
-    -shared-libs=$lib/libmlir_runner_utils.so \
-    -shared-libs=$lib/libmlir_c_runner_utils.so
+if [ $# -gt 0 ]; then
+  lib=/usr/lib/llvm-22/lib
+  echo "== $1: dat-opt --dat-cpu-pipeline | mlir-runner" >&2
+  "$build/bin/dat-opt" "$1" --dat-cpu-pipeline |
+    /usr/lib/llvm-22/bin/mlir-runner -e main -entry-point-result=void \
+      -shared-libs=$lib/libmlir_runner_utils.so \
+      -shared-libs=$lib/libmlir_c_runner_utils.so
+  exit
+fi
+mkdir -p "$build/examples"
+prog="$build/examples/tiny-dat-lm"
+echo "== datc compile examples/tiny-dat-lm.json --random-weights 0 -o $prog" >&2
+"$build/bin/datc" compile "$root/examples/tiny-dat-lm.json" --random-weights 0 \
+  -o "$prog"
+echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors" >&2
+"$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --repeat 3

@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -173,7 +174,15 @@ void WeightSource::fill(StringRef name, ArrayRef<int64_t> shape,
     std::memcpy(out, lookup(name)->data, n * sizeof(float));
     return;
   }
-  // N(0, 0.02²) by Box-Muller, a function of (seed, name, index) only.
+  // Like a fresh model: norm scales (1-D `.weight`/`.scale`) are 1, biases
+  // 0, everything else N(0, 0.02²) by Box-Muller, a function of (seed,
+  // name, index) only.
+  if (shape.size() == 1 &&
+      (name.ends_with(".weight") || name.ends_with(".scale") ||
+       name.ends_with(".bias"))) {
+    std::fill(out, out + n, name.ends_with(".bias") ? 0.0f : 1.0f);
+    return;
+  }
   uint64_t base = mix(seed_ ^ mix(llvm::xxh3_64bits(name)));
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = mix(base + static_cast<uint64_t>(i));
