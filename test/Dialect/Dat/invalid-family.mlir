@@ -240,3 +240,99 @@ func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf16>) -> tensor<2x4
   %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf16> -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>, %m: tensor<12x12xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected mask of type tensor<NqxNkxi1>}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) mask(%m : tensor<12x12xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>, %m: tensor<12x10xi1>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected mask dim 1 (key length) to be 12 as in key, got 10}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) mask(%m : tensor<12x10xi1>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<3x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected key dim 0 (batch) to be 2 as in query, got 3}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<3x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x6xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected key dim 3 (key dim) to be 8 as in query, got 6}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x6xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x10x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected rel_query dim 2 (query length) to be 12 as in query, got 10}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x10x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x3x12x8xf32>) -> tensor<2x3x12x8xf32> {
+  // expected-error @+1 {{expected init dim 1 (heads) to be 4 as in query, got 3}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x3x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x3x12x8xf32>
+  return %r : tensor<2x3x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<3x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected wr dim 0 (heads) to be 4 as in query, got 3}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<3x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x0x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x0x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected key dim 1 (kv heads) to be at least 1}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x0x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x0x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected a finite scale}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0x7F800000 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf16>, %kr: tensor<2x3x12x16xf16>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected every operand to have element type 'f32'}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf16>, tensor<2x3x12x16xf16>, tensor<2x2x12x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x16x2xf32>, %o: tensor<2x8x16x2xf32>, %m: tensor<16x12xi1>) -> tensor<2x8x16x2xf32> {
+  // expected-error @+1 {{expected mask dim 1 (key length) to be 16, got 12}}
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) mask(%m : tensor<16x12xi1>) outs(%o : tensor<2x8x16x2xf32>) scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x16x2xf32>
+  return %r : tensor<2x8x16x2xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x4xf32>, %o: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
+  // expected-error @+1 {{expected key dim 3 (qk dim) to be 2, got 4}}
+  %r = dat.hyper_attention_weights ins(%q, %k : tensor<2x8x16x2xf32>, tensor<2x8x16x4xf32>) outs(%o : tensor<2x8x16x16xf32>) scale = 0.5 normalization = "none" -> tensor<2x8x16x16xf32>
+  return %r : tensor<2x8x16x16xf32>
+}
