@@ -287,7 +287,10 @@ def Dat_RelationsOp : Dat_Op<"relations", [Pure, DestinationStyleOpInterface]> {
 //===----------------------------------------------------------------------===//
 
 def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
-    Pure, AttrSizedOperandSegments, DestinationStyleOpInterface]> {
+    Pure, AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "relational attention: attention over relations and symbols";
   let description = [{
     Relational attention (spec §3): for receiver `i` and head `h`, with
@@ -305,8 +308,10 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     is shared by all heads; `wr` is `[H,hd,R]`. Query/key are the attention
     projections `[B,H,L,dk]`/`[B,Hkv,L,dk]` (RoPE already applied), the
     relation projections are `[B,R,L,dr]`. The result `[B,H,Lq,hd]` is
-    before the output projection. Masking and `causal` are as in
-    `dat.attention`; relations are never masked.
+    before the output projection. Masking, `causal` and `query_offset` are as
+    in `dat.attention`; relations are never masked. `TilingInterface` tiles
+    the batch and query dimensions `(b, i)`: every head of a query tile stays
+    together, since they share the tile's relations.
 
     ```mlir
     %o = dat.relational_attention
