@@ -133,21 +133,10 @@ Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
   };
   Value init =
       filledTensor(b, loc, {B, Lq, Lk, R}, accTy, b.getFloatAttr(accTy, 0.0));
-  Value logits =
-      linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{relQuery, relKey},
-          ValueRange{init},
-          ArrayRef<AffineMap>{map5({bb, l, i, c}), map5({bb, l, j, c}),
-                              map5({bb, i, j, l})},
-          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value p =
-                arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
-                                      castFloat(nb, nl, args[1], accTy));
-            Value s = arith::AddFOp::create(nb, nl, args[2], p);
-            linalg::YieldOp::create(nb, nl, s);
-          })
-          .getResult(0);
+  Value logits = buildMulAcc(
+      b, loc, relQuery, relKey, init,
+      {map5({bb, l, i, c}), map5({bb, l, j, c}), map5({bb, i, j, l})},
+      {kPar, kPar, kPar, kPar, kRed});
 
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   Value scaleV =

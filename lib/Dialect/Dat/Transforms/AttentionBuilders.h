@@ -67,21 +67,10 @@ inline SoftmaxParts buildSoftmaxParts(OpTy op, int64_t group,
 
   // S[b,h,i,j] = Σ_d q[b,h,i,d] · k[b,g(h),j,d]   (x = d)
   Value scores = filledTensor(rewriter, loc, {B, H, Nq, Nk}, accTy, zeroAttr);
-  scores = linalg::GenericOp::create(
-               rewriter, loc, scores.getType(),
-               ValueRange{op.getQuery(), op.getKey()}, ValueRange{scores},
-               ArrayRef<AffineMap>{map({b, h, i, x}),
-                                   map({b, h.floorDiv(group), j, x}),
-                                   map({b, h, i, j})},
-               ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 Value qv = castFloat(nb, nl, args[0], accTy);
-                 Value kv = castFloat(nb, nl, args[1], accTy);
-                 Value prod = arith::MulFOp::create(nb, nl, qv, kv);
-                 Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
-                 linalg::YieldOp::create(nb, nl, sum);
-               })
-               .getResult(0);
+  scores = buildMulAcc(
+      rewriter, loc, op.getQuery(), op.getKey(), scores,
+      {map({b, h, i, x}), map({b, h.floorDiv(group), j, x}), map({b, h, i, j})},
+      {kPar, kPar, kPar, kPar, kRed});
 
   // Scale (and the per-pair score_scale), then the fill value (-inf unless
   // mask_fill says otherwise) where a mask or causality forbids the pair.

@@ -43,20 +43,10 @@ struct AttentionToLinalg final : OpRewritePattern<AttentionOp> {
         tensor::getMixedSizes(rewriter, loc, op.getInit());
     Value acc = filledTensor(rewriter, loc, accShape, parts.accTy,
                              rewriter.getFloatAttr(parts.accTy, 0.0));
-    acc = linalg::GenericOp::create(
-              rewriter, loc, acc.getType(),
-              ValueRange{parts.exps, op.getValue()}, ValueRange{acc},
-              ArrayRef<AffineMap>{map({b, h, i, j}),
-                                  map({b, h.floorDiv(*group), j, x}),
-                                  map({b, h, i, x})},
-              ArrayRef<IteratorType>{kPar, kPar, kPar, kRed, kPar},
-              [&](OpBuilder &nb, Location nl, ValueRange args) {
-                Value vv = castFloat(nb, nl, args[1], parts.accTy);
-                Value prod = arith::MulFOp::create(nb, nl, args[0], vv);
-                Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
-                linalg::YieldOp::create(nb, nl, sum);
-              })
-              .getResult(0);
+    acc = buildMulAcc(rewriter, loc, parts.exps, op.getValue(), acc,
+                      {map({b, h, i, j}), map({b, h.floorDiv(*group), j, x}),
+                       map({b, h, i, x})},
+                      {kPar, kPar, kPar, kRed, kPar});
 
     rewriter.replaceOp(op, normalizeInto(rewriter, loc, acc, parts.rowSum,
                                          op.getInit(), parts.accTy));
@@ -74,20 +64,9 @@ struct AttentionWeightsToLinalg final : OpRewritePattern<AttentionWeightsOp> {
       return rewriter.notifyMatchFailure(op, "dynamic head counts");
     SoftmaxParts parts = buildSoftmaxParts(op, *group, rewriter);
     if (op.getLogits()) {
-      // The scaled, masked scores themselves: divide by a row sum of ones.
-      Location loc = op.getLoc();
-      Value one = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getFloatAttr(parts.accTy, 1.0));
-      Value ones = linalg::FillOp::create(
-                       rewriter, loc, one,
-                       tensor::EmptyOp::create(
-                           rewriter, loc,
-                           tensor::getMixedSizes(rewriter, loc, parts.rowSum),
-                           parts.accTy)
-                           .getResult())
-                       .getResult(0);
-      rewriter.replaceOp(op, normalizeInto(rewriter, loc, parts.logits, ones,
-                                           op.getInit(), parts.accTy));
+      // The scaled, masked scores themselves.
+      rewriter.replaceOp(op, convertInto(rewriter, op.getLoc(), parts.logits,
+                                         op.getInit()));
       return success();
     }
     rewriter.replaceOp(op,

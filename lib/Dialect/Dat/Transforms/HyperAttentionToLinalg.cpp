@@ -37,19 +37,9 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
   Value s = filledTensor(rw, loc, {B, H, Lq, Lk}, accTy, zero);
-  s = linalg::GenericOp::create(
-          rw, loc, s.getType(), ValueRange{query, key}, ValueRange{s},
-          ArrayRef<AffineMap>{map5({b, h, i, x}), map5({b, h, j, x}),
-                              map5({b, h, i, j})},
-          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value p =
-                arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
-                                      castFloat(nb, nl, args[1], accTy));
-            Value sum = arith::AddFOp::create(nb, nl, args[2], p);
-            linalg::YieldOp::create(nb, nl, sum);
-          })
-          .getResult(0);
+  s = buildMulAcc(rw, loc, query, key, s,
+                  {map5({b, h, i, x}), map5({b, h, j, x}), map5({b, h, i, j})},
+                  {kPar, kPar, kPar, kPar, kRed});
 
   // scale, + bias, then the mask fill of this normalization.
   bool softmax = normalization == "softmax";
@@ -174,12 +164,6 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
     auto map5 = [&](ArrayRef<AffineExpr> r) {
       return AffineMap::get(5, 0, r, ctx);
     };
-    auto mac = [&](OpBuilder &nb, Location nl, ValueRange args) {
-      Value p = arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
-                                      castFloat(nb, nl, args[1], accTy));
-      Value s = arith::AddFOp::create(nb, nl, args[2], p);
-      linalg::YieldOp::create(nb, nl, s);
-    };
     TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
     SmallVector<OpFoldResult> oShape =
         tensor::getMixedSizes(rw, loc, op.getInit());
@@ -194,13 +178,10 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
       OpFoldResult Lk = tensor::getMixedSize(rw, loc, op.getKey(), 2);
       Value z = filledTensor(rw, loc, {oShape[0], oShape[2], Lk, oShape[3]},
                              accTy, zero);
-      z = linalg::GenericOp::create(
-              rw, loc, z.getType(), ValueRange{a, values}, ValueRange{z},
-              ArrayRef<AffineMap>{map5({zb, zh, zi, zj}),
-                                  map5({zb, zh, zj, ze}),
-                                  map5({zb, zi, zj, ze})},
-              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
-              .getResult(0);
+      z = buildMulAcc(rw, loc, a, values, z,
+                      {map5({zb, zh, zi, zj}), map5({zb, zh, zj, ze}),
+                       map5({zb, zi, zj, ze})},
+                      {kPar, kPar, kPar, kPar, kRed});
       if (op.getNetwork() == "mlp_relu") {
         AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
         z = linalg::GenericOp::create(
@@ -217,12 +198,9 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
       valueMap = map5({b, i, j, e});
     }
     // result[b,h,i,e] = Σ_j a[b,h,i,j] · values   (loops b, h, i, e, j)
-    acc = linalg::GenericOp::create(
-              rw, loc, acc.getType(), ValueRange{a, values}, ValueRange{acc},
-              ArrayRef<AffineMap>{map5({b, h, i, j}), valueMap,
-                                  map5({b, h, i, e})},
-              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
-              .getResult(0);
+    acc = buildMulAcc(rw, loc, a, values, acc,
+                      {map5({b, h, i, j}), valueMap, map5({b, h, i, e})},
+                      {kPar, kPar, kPar, kPar, kRed});
     rw.replaceOp(op, convertInto(rw, loc, acc, op.getInit()));
     return success();
   }

@@ -44,6 +44,25 @@ inline Value filledTensor(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
 
+/// acc += lhs · rhs as one linalg.generic with `maps` (lhs, rhs, acc) and
+/// `iterators`; operands are widened to acc's element type.
+inline Value buildMulAcc(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         Value acc, ArrayRef<AffineMap> maps,
+                         ArrayRef<IteratorType> iterators) {
+  Type accTy = cast<RankedTensorType>(acc.getType()).getElementType();
+  return linalg::GenericOp::create(
+             b, loc, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value p = arith::MulFOp::create(
+                   nb, nl, castFloat(nb, nl, args[0], accTy),
+                   castFloat(nb, nl, args[1], accTy));
+               Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
 } // namespace mlir::dat
 
 #endif // DAT_LIB_DIALECT_DAT_TRANSFORMS_LINALGBUILDERS_H

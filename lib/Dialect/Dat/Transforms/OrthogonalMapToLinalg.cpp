@@ -33,20 +33,10 @@ struct OrthogonalMapToLinalg final : OpRewritePattern<OrthogonalMapOp> {
         tensor::getMixedSizes(rw, loc, op.getInput());
     Value acc =
         filledTensor(rw, loc, shape, accTy, rw.getFloatAttr(accTy, 0.0));
-    acc = linalg::GenericOp::create(
-              rw, loc, acc.getType(), ValueRange{op.getMaps(), op.getInput()},
-              ValueRange{acc},
-              ArrayRef<AffineMap>{map5({mb, l, h, a, c}), map5({b, h, l, c}),
-                                  map5({b, h, l, a})},
-              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
-              [&](OpBuilder &nb, Location nl, ValueRange args) {
-                Value p = arith::MulFOp::create(
-                    nb, nl, castFloat(nb, nl, args[0], accTy),
-                    castFloat(nb, nl, args[1], accTy));
-                Value s = arith::AddFOp::create(nb, nl, args[2], p);
-                linalg::YieldOp::create(nb, nl, s);
-              })
-              .getResult(0);
+    acc = buildMulAcc(
+        rw, loc, op.getMaps(), op.getInput(), acc,
+        {map5({mb, l, h, a, c}), map5({b, h, l, c}), map5({b, h, l, a})},
+        {kPar, kPar, kPar, kPar, kRed});
     if (accTy != xt.getElementType()) {
       AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
       acc = linalg::GenericOp::create(

@@ -61,12 +61,6 @@ struct RelationalAttentionToLinalg final
     auto map5 = [&](ArrayRef<AffineExpr> r) {
       return AffineMap::get(5, 0, r, ctx);
     };
-    auto mac = [&](OpBuilder &nb, Location nl, ValueRange args) {
-      Value p = arith::MulFOp::create(nb, nl, castFloat(nb, nl, args[0], accTy),
-                                      castFloat(nb, nl, args[1], accTy));
-      Value s = arith::AddFOp::create(nb, nl, args[2], p);
-      linalg::YieldOp::create(nb, nl, s);
-    };
     TypedAttr zero = rewriter.getFloatAttr(accTy, 0.0);
 
     // Σ_j α[b,h,i,j] · symbols  (loops b, h, i, e, j)
@@ -76,35 +70,24 @@ struct RelationalAttentionToLinalg final
     AffineExpr g = h.floorDiv(*group);
     AffineMap symMap =
         op.getSymbolsPerPair() ? map5({i, j, g, e}) : map5({b, g, j, e});
-    acc =
-        linalg::GenericOp::create(
-            rewriter, loc, acc.getType(), ValueRange{alpha, op.getSymbols()},
-            ValueRange{acc},
-            ArrayRef<AffineMap>{map5({b, h, i, j}), symMap, map5({b, h, i, e})},
-            ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
-            .getResult(0);
+    acc = buildMulAcc(rewriter, loc, alpha, op.getSymbols(), acc,
+                      {map5({b, h, i, j}), symMap, map5({b, h, i, e})},
+                      {kPar, kPar, kPar, kPar, kRed});
 
     // Σ_j α[b,h,i,j] · r[b,i,j,l]  (loops b, h, i, l=e, j)
     SmallVector<OpFoldResult> arShape = {
         oShape[0], oShape[1], oShape[2],
         tensor::getMixedSize(rewriter, loc, op.getRelQuery(), 1)};
     Value attRel = filledTensor(rewriter, loc, arShape, accTy, zero);
-    attRel = linalg::GenericOp::create(
-                 rewriter, loc, attRel.getType(), ValueRange{alpha, rel},
-                 ValueRange{attRel},
-                 ArrayRef<AffineMap>{map5({b, h, i, j}), map5({b, i, j, e}),
-                                     map5({b, h, i, e})},
-                 ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
-                 .getResult(0);
+    attRel = buildMulAcc(
+        rewriter, loc, alpha, rel, attRel,
+        {map5({b, h, i, j}), map5({b, i, j, e}), map5({b, h, i, e})},
+        {kPar, kPar, kPar, kPar, kRed});
 
     // + Σ_l attended_rel[b,h,i,l] · wr[h,e,l]  (loops b, h, i, e, l=j)
-    acc = linalg::GenericOp::create(
-              rewriter, loc, acc.getType(), ValueRange{attRel, op.getWr()},
-              ValueRange{acc},
-              ArrayRef<AffineMap>{map5({b, h, i, j}), map5({h, e, j}),
-                                  map5({b, h, i, e})},
-              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed}, mac)
-              .getResult(0);
+    acc = buildMulAcc(rewriter, loc, attRel, op.getWr(), acc,
+                      {map5({b, h, i, j}), map5({h, e, j}), map5({b, h, i, e})},
+                      {kPar, kPar, kPar, kPar, kRed});
     rewriter.replaceOp(op, convertInto(rewriter, loc, acc, op.getInit()));
     return success();
   }
