@@ -428,53 +428,80 @@ Value ModelBuilder::mul(Value a, Value c) {
                      });
 }
 
-Value ModelBuilder::rmsNorm(Value x, StringRef prefix, double eps) {
-  if (failed() || !x)
-    return {};
-  auto t = cast<RankedTensorType>(x.getType());
-  int64_t rank = t.getRank(), d = t.getShape().back();
-  Value w = weight((prefix + ".weight").str(), {d});
-  if (failed())
-    return {};
+namespace {
+/// The maps of a reduction over the last axis of a rank-r tensor.
+struct LastAxis {
+  AffineMap id, row, last;
+  SmallVector<utils::IteratorType> reduce;
+  SmallVector<int64_t> rowShape;
+};
+} // namespace
+
+static LastAxis lastAxis(OpBuilder &b, RankedTensorType t) {
+  int64_t rank = t.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> rowExprs;
   for (int64_t i = 0; i + 1 < rank; ++i)
     rowExprs.push_back(b.getAffineDimExpr(i));
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
-  AffineMap last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
-  SmallVector<utils::IteratorType> iters(rank - 1,
-                                         utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  Value init = linalg::FillOp::create(
-                   b, loc, zero,
-                   emptyLike(SmallVector<int64_t>(t.getShape().drop_back())))
-                   .getResult(0);
-  Value sq = linalg::GenericOp::create(
-                 b, loc, init.getType(), ValueRange{x}, ValueRange{init},
-                 ArrayRef<AffineMap>{id, row}, iters,
-                 [](OpBuilder &nb, Location nl, ValueRange a) {
-                   Value p = arith::MulFOp::create(nb, nl, a[0], a[0]);
-                   linalg::YieldOp::create(
-                       nb, nl, Value(arith::AddFOp::create(nb, nl, a[1], p)));
-                 })
-                 .getResult(0);
-  float n = static_cast<float>(d), e = static_cast<float>(eps);
-  return elementwise(
-      *this, x, {x, sq, w}, {id, row, last},
-      [n, e](OpBuilder &nb, Location nl, ValueRange a) {
-        Value mean = arith::DivFOp::create(
-            nb, nl, a[1],
-            arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(n)));
-        Value inv = math::RsqrtOp::create(
-            nb, nl,
-            arith::AddFOp::create(
-                nb, nl, mean,
-                arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(e))));
-        Value y = arith::MulFOp::create(nb, nl, a[0], inv);
-        return Value(arith::MulFOp::create(nb, nl, y, a[2]));
+  LastAxis m;
+  m.id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  m.row = AffineMap::get(rank, 0, rowExprs, ctx);
+  m.last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
+  m.reduce.assign(rank - 1, utils::IteratorType::parallel);
+  m.reduce.push_back(utils::IteratorType::reduction);
+  m.rowShape.assign(t.getShape().begin(), t.getShape().end() - 1);
+  return m;
+}
+
+/// Σ over the last axis of f(inputs), into a zero-filled row tensor.
+static Value
+sumLastAxis(ModelBuilder &mb, const LastAxis &m, ValueRange ins,
+            ArrayRef<AffineMap> inMaps,
+            llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> f) {
+  Value zero = arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
+  Value init =
+      linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(m.rowShape))
+          .getResult(0);
+  SmallVector<AffineMap> maps(inMaps);
+  maps.push_back(m.row);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, init.getType(), ins, ValueRange{init}, maps,
+             m.reduce,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value v = f(nb, nl, args.drop_back());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   Value(arith::AddFOp::create(nb, nl, args.back(), v)));
+             })
+      .getResult(0);
+}
+
+Value ModelBuilder::rmsNorm(Value x, StringRef prefix, double eps) {
+  if (failed() || !x)
+    return {};
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t d = t.getShape().back();
+  Value w = weight((prefix + ".weight").str(), {d});
+  if (failed())
+    return {};
+  LastAxis m = lastAxis(b, t);
+  Value sq = sumLastAxis(
+      *this, m, {x}, {m.id}, [](OpBuilder &nb, Location nl, ValueRange a) {
+        return Value(arith::MulFOp::create(nb, nl, a[0], a[0]));
       });
+  float n = static_cast<float>(d), e = static_cast<float>(eps);
+  return elementwise(*this, x, {x, sq, w}, {m.id, m.row, m.last},
+                     [n, e](OpBuilder &nb, Location nl, ValueRange a) {
+                       auto c = [&](float v) {
+                         return arith::ConstantOp::create(
+                             nb, nl, nb.getF32FloatAttr(v));
+                       };
+                       Value mean = arith::DivFOp::create(nb, nl, a[1], c(n));
+                       Value inv = math::RsqrtOp::create(
+                           nb, nl, arith::AddFOp::create(nb, nl, mean, c(e)));
+                       Value y = arith::MulFOp::create(nb, nl, a[0], inv);
+                       return Value(arith::MulFOp::create(nb, nl, y, a[2]));
+                     });
 }
 
 Value ModelBuilder::activation(Value x, StringRef name) {
@@ -527,65 +554,41 @@ Value ModelBuilder::layerNorm(Value x, StringRef prefix, double eps,
   if (failed() || !x)
     return {};
   auto t = cast<RankedTensorType>(x.getType());
-  int64_t rank = t.getRank(), d = t.getShape().back();
+  int64_t d = t.getShape().back();
   Value w = weight((prefix + ".weight").str(), {d});
   Value bv = bias ? weight((prefix + ".bias").str(), {d}) : Value();
   if (failed())
     return {};
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> rowExprs;
-  for (int64_t i = 0; i + 1 < rank; ++i)
-    rowExprs.push_back(b.getAffineDimExpr(i));
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
-  AffineMap last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
-  SmallVector<int64_t> rowShape(t.getShape().drop_back());
-  SmallVector<utils::IteratorType> iters(rank - 1,
-                                         utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
+  LastAxis m = lastAxis(b, t);
   // Two passes, as nn.LayerNorm: mean, then the biased mean of (x − mean)².
-  auto rowSum =
-      [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
-          llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> f) {
-        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-        Value init = linalg::FillOp::create(b, loc, zero, emptyLike(rowShape))
-                         .getResult(0);
-        SmallVector<AffineMap> maps(inMaps);
-        maps.push_back(row);
-        return linalg::GenericOp::create(
-                   b, loc, init.getType(), ins, ValueRange{init}, maps, iters,
-                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                     Value v = f(nb, nl, args.drop_back());
-                     linalg::YieldOp::create(
-                         nb, nl,
-                         Value(arith::AddFOp::create(nb, nl, args.back(), v)));
-                   })
-            .getResult(0);
-      };
-  Value n = arith::ConstantOp::create(b, loc,
-                                      b.getF32FloatAttr(static_cast<float>(d)));
-  Value sum = rowSum({x}, {id},
-                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  Value sq = rowSum({x, sum}, {id, row},
-                    [&](OpBuilder &nb, Location nl, ValueRange a) {
-                      Value mean = arith::DivFOp::create(nb, nl, a[1], n);
-                      Value dlt = arith::SubFOp::create(nb, nl, a[0], mean);
-                      return Value(arith::MulFOp::create(nb, nl, dlt, dlt));
-                    });
+  float n = static_cast<float>(d), e = static_cast<float>(eps);
+  Value sum =
+      sumLastAxis(*this, m, {x}, {m.id},
+                  [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  Value sq = sumLastAxis(
+      *this, m, {x, sum}, {m.id, m.row},
+      [n](OpBuilder &nb, Location nl, ValueRange a) {
+        Value mean = arith::DivFOp::create(
+            nb, nl, a[1],
+            arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(n)));
+        Value dlt = arith::SubFOp::create(nb, nl, a[0], mean);
+        return Value(arith::MulFOp::create(nb, nl, dlt, dlt));
+      });
   SmallVector<Value> ins = {x, sum, sq, w};
-  SmallVector<AffineMap> maps = {id, row, row, last};
+  SmallVector<AffineMap> maps = {m.id, m.row, m.row, m.last};
   if (bv) {
     ins.push_back(bv);
-    maps.push_back(last);
+    maps.push_back(m.last);
   }
   return elementwise(
-      *this, x, ins, maps, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value mean = arith::DivFOp::create(nb, nl, a[1], n);
-        Value var = arith::DivFOp::create(nb, nl, a[2], n);
-        Value eps_ = arith::ConstantOp::create(
-            nb, nl, nb.getF32FloatAttr(static_cast<float>(eps)));
+      *this, x, ins, maps, [n, e](OpBuilder &nb, Location nl, ValueRange a) {
+        auto c = [&](float v) {
+          return arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(v));
+        };
+        Value mean = arith::DivFOp::create(nb, nl, a[1], c(n));
+        Value var = arith::DivFOp::create(nb, nl, a[2], c(n));
         Value inv = math::RsqrtOp::create(
-            nb, nl, arith::AddFOp::create(nb, nl, var, eps_));
+            nb, nl, arith::AddFOp::create(nb, nl, var, c(e)));
         Value y = arith::MulFOp::create(
             nb, nl, arith::SubFOp::create(nb, nl, a[0], mean), inv);
         y = arith::MulFOp::create(nb, nl, y, a[3]);

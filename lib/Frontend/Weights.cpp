@@ -87,10 +87,6 @@ void WeightSource::addAlias(StringRef alias, StringRef target) {
     tied_[n] = group;
 }
 
-bool WeightSource::has(StringRef name) const {
-  return !file_ || lookup(name) != nullptr;
-}
-
 static std::string shapeString(ArrayRef<int64_t> shape) {
   return "[" +
          join(map_range(shape, [](int64_t d) { return std::to_string(d); }),

@@ -66,7 +66,6 @@ public:
   bool hasInput(llvm::StringRef name) const;
   /// The function argument holding weight `name`, which must have `shape`.
   mlir::Value weight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
-  bool hasWeight(llvm::StringRef name) const { return weights.has(name); }
   void aliasWeight(llvm::StringRef alias, llvm::StringRef target) {
     weights.addAlias(alias, target);
   }

@@ -34,7 +34,6 @@ public:
   /// Checks that `name` exists (directly or through a tied alias) as float32
   /// with `shape`, and records it as used. Errors name the file and key.
   llvm::Error require(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
-  bool has(llvm::StringRef name) const;
   /// Declares `alias` to be the same tensor as `target` (the reference
   /// registers one module under two names, e.g. symmetric relations), so
   /// either key may be present in the file and neither is unexpected.

@@ -25,7 +25,7 @@ using namespace mlir;
 
 namespace dat {
 
-/// Reads integer `key` of the nested kwargs object of the current scope.
+/// x[..., offset : offset + size] along the last axis.
 static Value sliceLast(ModelBuilder &mb, Value x, int64_t offset,
                        int64_t size) {
   auto t = cast<RankedTensorType>(x.getType());

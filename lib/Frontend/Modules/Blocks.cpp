@@ -92,6 +92,21 @@ AttentionParams blockAttention(ModelBuilder &mb, StringRef kwargsKey, int64_t d,
 }
 } // namespace
 
+/// The decoders' tail: cross-attention to `context` (norm2), then the FFN
+/// (norm3).
+static Value crossAttentionAndFeedForward(ModelBuilder &mb,
+                                          const BlockCommon &c,
+                                          const AttentionParams &cross, Value x,
+                                          Value context) {
+  x = residual(mb, c, x, "norm2", [&](Value h) {
+    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
+                         false, false)
+        .out;
+  });
+  return residual(mb, c, x, "norm3",
+                  [&](Value h) { return feedForward(mb, c, h); });
+}
+
 Value encoderBlock(ModelBuilder &mb, const BlockCommon &c,
                    const AttentionParams &p, StringRef prefix, Value x,
                    Value cos, Value sin) {
@@ -144,14 +159,7 @@ void buildDecoderBlock(ModelBuilder &mb) {
                          false)
         .out;
   });
-  x = residual(mb, c, x, "norm2", [&](Value h) {
-    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
-                         false, false)
-        .out;
-  });
-  x = residual(mb, c, x, "norm3",
-               [&](Value h) { return feedForward(mb, c, h); });
-  mb.output("y", x);
+  mb.output("y", crossAttentionAndFeedForward(mb, c, cross, x, context));
 }
 
 void buildDualAttnEncoderBlock(ModelBuilder &mb) {
@@ -176,14 +184,7 @@ void buildDualAttnDecoderBlock(ModelBuilder &mb) {
                              false, "dropout_rate")
         .out;
   });
-  x = residual(mb, c, x, "norm2", [&](Value h) {
-    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
-                         false, false)
-        .out;
-  });
-  x = residual(mb, c, x, "norm3",
-               [&](Value h) { return feedForward(mb, c, h); });
-  mb.output("y", x);
+  mb.output("y", crossAttentionAndFeedForward(mb, c, cross, x, context));
 }
 
 } // namespace dat
