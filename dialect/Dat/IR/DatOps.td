@@ -376,7 +376,10 @@ class Dat_HyperAttentionBase<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention"> {
+def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention", [
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "multi-head attention normalized across heads with a "
                 "generated value network (HYLA)";
   let description = [{
@@ -401,7 +404,12 @@ def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention"> {
 
     Shapes: `query [B,H,Lq,dq]`, `key [B,H,Lk,dq]`, `value [B,H,Lk,dv]`,
     optional `bias [1 or B,H,Lq,Lk]`, `mask [Lq,Lk]`, `init [B,H,Lq,dv]`.
-    The result is before the output projection.
+    The result is before the output projection. `causal` allows the pairs
+    `j <= i + query_offset` (default offset 0): a tile of query rows, or a
+    decode step, keeps the global positions.
+
+    The op tiles (TilingInterface) over batch and query rows; a tile keeps
+    every head (`rms_head` normalizes across them) and every key.
 
     ```mlir
     %o = dat.hyper_attention ins(%q, %k, %v : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>,
@@ -416,6 +424,7 @@ def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention"> {
                        AnyRankedTensor:$value,
                        Optional<AnyRankedTensor>:$bias,
                        Optional<AnyRankedTensor>:$mask,
+                       Optional<Index>:$query_offset,
                        AnyRankedTensor:$init, F32Attr:$scale,
                        StrAttr:$normalization, StrAttr:$network,
                        UnitProp:$causal);
@@ -424,6 +433,7 @@ def Dat_HyperAttentionOp : Dat_HyperAttentionBase<"hyper_attention"> {
         type($value) `)`
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`query_offset` `(` $query_offset^ `)`)?
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale `normalization` `=` $normalization
     `network` `=` $network (`causal` $causal^)?
@@ -473,7 +483,11 @@ def Dat_HyperAttentionWeightsOp
 // OrthogonalMapOp
 //===----------------------------------------------------------------------===//
 
-def Dat_OrthogonalMapOp : Dat_Op<"orthogonal_map", [Pure]> {
+def Dat_OrthogonalMapOp : Dat_Op<"orthogonal_map", [
+    Pure, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "apply per-position orthogonal maps to queries or keys (APE)";
   let description = [{
     Algebraic positional encodings (spec §9) transform each query and key by
@@ -481,23 +495,30 @@ def Dat_OrthogonalMapOp : Dat_Op<"orthogonal_map", [Pure]> {
     `⟨M_i q, M_j k⟩ = qᵀ M_iᵀ M_j k` depends on the relative position only:
 
     ```
-    result[b,h,l,a] = Σ_c maps[b',l,h,a,c] · input[b,h,l,c]     (b' = b, or 0 when maps has batch 1)
+    result[b,h,l,a] = Σ_c maps[b',l,h',a,c] · input[b,h,l,c]
+        (b' = b, or 0 when maps has batch 1; h' = h, or 0 when maps has 1 head)
     ```
 
-    `input` is `[B,H,L,d]`, `maps` is `[1|B,L,H,d,d]` (the maps already
-    gathered at each token's position: powers `W^p` for sequences, one axis
-    of a grid, or a tree path's product). RoPE is the special case of
-    block-diagonal 2×2 rotations (`dat.rope`).
+    `input` and `init` are `[B,H,L,d]`, `maps` is `[1|B,L,1|H,d,d]` (the
+    maps already gathered at each token's position: powers `W^p` for
+    sequences, one axis of a grid, or a tree path's product, which all heads
+    share). RoPE is the special case of block-diagonal 2×2 rotations
+    (`dat.rope`). The op tiles over (b, h, l); a tile keeps the feature axis.
 
     ```mlir
-    %r = dat.orthogonal_map %q, %maps : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+    %r = dat.orthogonal_map ins(%q, %maps : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32>)
+                            outs(%init : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$maps);
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$maps,
+                       AnyRankedTensor:$init);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `,` $maps attr-dict `:` type($input) `,` type($maps) `->`
-    type($result)
+    `ins` `(` $input `,` $maps `:` type($input) `,` type($maps) `)`
+    `outs` `(` $init `:` type($init) `)` attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
   }];
   let hasVerifier = 1;
 }

@@ -260,18 +260,18 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
   Value v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
   int64_t md = setup.mapDim;
   auto applyMaps = [&](Value t) -> Value {
+    auto map = [&](Value x, Value maps) -> Value {
+      return mlir::dat::OrthogonalMapOp::create(
+          mb.b, mb.loc, x.getType(), x, maps,
+          mb.emptyLike(cast<RankedTensorType>(x.getType()).getShape()));
+    };
     if (!setup.grid)
-      return mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, t.getType(), t,
-                                                setup.maps[0]);
+      return map(t, setup.maps[0]);
     // Each head's features split in halves: axis 0 maps the first half,
     // axis 1 the second. (The reference uses the query maps for keys too,
     // which is the same in self-attention.)
     Value lo = sliceLast(mb, t, 0, md), hi = sliceLast(mb, t, md, md);
-    lo = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, lo.getType(), lo,
-                                            setup.maps[0]);
-    hi = mlir::dat::OrthogonalMapOp::create(mb.b, mb.loc, hi.getType(), hi,
-                                            setup.maps[1]);
-    return concatLast(mb, lo, hi);
+    return concatLast(mb, map(lo, setup.maps[0]), map(hi, setup.maps[1]));
   };
   q = applyMaps(q);
   k = applyMaps(k);

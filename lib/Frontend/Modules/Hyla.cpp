@@ -244,9 +244,9 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
   float scale = 1.0f / std::sqrt(static_cast<float>(dq));
   Value init = mb.emptyLike({B, heads, L, dv});
   Value o = mlir::dat::HyperAttentionOp::create(
-      mb.b, mb.loc, init.getType(), q, k, v, bias, /*mask=*/Value(), init,
-      mb.b.getF32FloatAttr(scale), mb.b.getStringAttr(norm),
-      mb.b.getStringAttr(network), causal);
+      mb.b, mb.loc, init.getType(), q, k, v, bias, /*mask=*/Value(),
+      /*query_offset=*/Value(), init, mb.b.getF32FloatAttr(scale),
+      mb.b.getStringAttr(norm), mb.b.getStringAttr(network), causal);
   // out: Σ_{h,d} o[b,i,h,d] · Kout[h,d,:] + bout
   Value outKernel =
       collapse(mb, mb.weight("out.kernel", {heads, dv, F}), /*leading=*/true);

@@ -205,7 +205,7 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
     return;
   }
   auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dk = d / relHeads;
+  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
   int64_t nb = offsets.size();
   Value q = mb.splitHeads(mb.linear(x, "q_proj", d, true), relHeads);
   Value k = mb.splitHeads(mb.linear(x, "k_proj", d, true), relHeads);

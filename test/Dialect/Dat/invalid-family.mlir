@@ -195,49 +195,49 @@ func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x2xf32>, %v: tensor<2x8x
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8xf32>) -> tensor<2x4x12x8xf32> {
-  // expected-error @+1 {{expected maps to have rank 5 [1|B,L,H,d,d], got rank 4}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8xf32> -> tensor<2x4x12x8xf32>
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps to have rank 5 [1|B,L,1|H,d,d], got rank 4}}
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x10x4x8x8xf32>) -> tensor<2x4x12x8xf32> {
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x10x4x8x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
   // expected-error @+1 {{expected maps dim 1 (length) to be 12, got 10}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x10x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x10x4x8x8xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x3x8x8xf32>) -> tensor<2x4x12x8xf32> {
-  // expected-error @+1 {{expected maps dim 2 (heads) to be 4, got 3}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x3x8x8xf32> -> tensor<2x4x12x8xf32>
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x3x8x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected maps dim 2 (heads) to be 1 or 4, got 3}}
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x3x8x8xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x6xf32>) -> tensor<2x4x12x8xf32> {
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x6xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
   // expected-error @+1 {{expected maps dim 4 (columns) to be 8, got 6}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x6xf32> -> tensor<2x4x12x8xf32>
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x6xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<3x12x4x8x8xf32>) -> tensor<2x4x12x8xf32> {
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<3x12x4x8x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
   // expected-error @+1 {{expected maps dim 0 (batch) to be 1 or 2, got 3}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<3x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<3x12x4x8x8xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
 // -----
 
-func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf16>) -> tensor<2x4x12x8xf32> {
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf16>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
   // expected-error @+1 {{expected float input and maps of one element type}}
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf16> -> tensor<2x4x12x8xf32>
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf16>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
 
@@ -335,4 +335,12 @@ func.func @f(%q: tensor<2x8x16x2xf32>, %k: tensor<2x8x16x4xf32>, %o: tensor<2x8x
   // expected-error @+1 {{expected key dim 3 (qk dim) to be 2, got 4}}
   %r = dat.hyper_attention_weights ins(%q, %k : tensor<2x8x16x2xf32>, tensor<2x8x16x4xf32>) outs(%o : tensor<2x8x16x16xf32>) scale = 0.5 normalization = "none" -> tensor<2x8x16x16xf32>
   return %r : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf32>, %o: tensor<2x4x12x4xf32>) -> tensor<2x4x12x4xf32> {
+  // expected-error @+1 {{expected init to have the input type}}
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32>) outs(%o : tensor<2x4x12x4xf32>) -> tensor<2x4x12x4xf32>
+  return %r : tensor<2x4x12x4xf32>
 }

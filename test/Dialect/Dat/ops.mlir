@@ -142,9 +142,9 @@ func.func @attention_ape_extras(%q: tensor<2x4x12x8xf32>, %km: tensor<2x12xi1>,
 }
 
 // CHECK-LABEL: func.func @orthogonal_map
-// CHECK: dat.orthogonal_map %{{.+}}, %{{.+}} : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
-func.func @orthogonal_map(%x: tensor<2x4x12x8xf32>, %m: tensor<1x12x4x8x8xf32>)
+// CHECK: dat.orthogonal_map ins(%{{.+}}, %{{.+}} : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32>) outs(%{{.+}} : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
+func.func @orthogonal_map(%x: tensor<2x4x12x8xf32>, %m: tensor<1x12x4x8x8xf32>, %o: tensor<2x4x12x8xf32>)
     -> tensor<2x4x12x8xf32> {
-  %r = dat.orthogonal_map %x, %m : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32> -> tensor<2x4x12x8xf32>
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<1x12x4x8x8xf32>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }

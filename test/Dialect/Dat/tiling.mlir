@@ -90,3 +90,66 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// dat.hyper_attention tiles over (b, i): a tile keeps all heads and keys; a
+// per-batch bias and the mask are sliced to the tile's rows; without
+// `causal` no query offset appears.
+// CHECK-LABEL: func.func @tile_hyla
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: tensor<2x4x8x8xf32>, %[[M:[a-z0-9]+]]: tensor<8x8xi1>
+// CHECK: scf.for %[[B:.+]] = %{{.+}} to %{{.+}} step %{{.+}}
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}}
+// CHECK-DAG: %[[BT:.+]] = tensor.extract_slice %[[BIAS]][%[[B]], 0, %[[I]], 0] [1, 4, 2, 8]
+// CHECK-DAG: %[[MT:.+]] = tensor.extract_slice %[[M]][%[[I]], 0] [2, 8]
+// CHECK: dat.hyper_attention {{.*}} bias(%[[BT]] : tensor<1x4x2x8xf32>) mask(%[[MT]] : tensor<2x8xi1>) outs(%{{.+}} : tensor<1x4x2x3xf32>)
+// CHECK-NOT: query_offset
+func.func @tile_hyla(%q: tensor<2x4x8x3xf32>, %k: tensor<2x4x8x3xf32>,
+                     %v: tensor<2x4x8x3xf32>, %bias: tensor<2x4x8x8xf32>,
+                     %m: tensor<8x8xi1>, %o: tensor<2x4x8x3xf32>)
+    -> tensor<2x4x8x3xf32> {
+  %r = dat.hyper_attention ins(%q, %k, %v : tensor<2x4x8x3xf32>, tensor<2x4x8x3xf32>,
+                               tensor<2x4x8x3xf32>)
+                           bias(%bias : tensor<2x4x8x8xf32>) mask(%m : tensor<8x8xi1>)
+                           outs(%o : tensor<2x4x8x3xf32>)
+                           scale = 0.5 normalization = "softmax" network = "default"
+                           -> tensor<2x4x8x3xf32>
+  return %r : tensor<2x4x8x3xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["dat.hyper_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %a tile_sizes [1, 2]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// dat.orthogonal_map tiles over (b, h, l) and keeps the feature axis; maps
+// with a batch per sequence and a head axis are sliced along both.
+// CHECK-LABEL: func.func @tile_orthogonal_map
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x12x8xf32>, %[[MAPS:.+]]: tensor<2x12x4x8x8xf32>
+// CHECK: scf.for %[[B:.+]] = %{{.+}} to %{{.+}} step %{{.+}}
+// CHECK: scf.for %[[H:.+]] = %{{.+}} to %{{.+}} step %{{.+}}
+// CHECK: scf.for %[[L:.+]] = %{{.+}} to %{{.+}} step %{{.+}}
+// CHECK-DAG: %[[XT:.+]] = tensor.extract_slice %[[X]][%[[B]], %[[H]], %[[L]], 0] [1, 2, 4, 8]
+// CHECK-DAG: %[[MT:.+]] = tensor.extract_slice %[[MAPS]][%[[B]], %[[L]], %[[H]], 0, 0] [1, 4, 2, 8, 8]
+// CHECK: dat.orthogonal_map ins(%[[XT]], %[[MT]] : tensor<1x2x4x8xf32>, tensor<1x4x2x8x8xf32>) outs(%{{.+}} : tensor<1x2x4x8xf32>)
+func.func @tile_orthogonal_map(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf32>,
+                               %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32>)
+                          outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["dat.orthogonal_map"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %a tile_sizes [1, 2, 4]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -1,6 +1,10 @@
-//===- OrthogonalMapOp.cpp - dat.orthogonal_map verifier ------------------===//
+//===- OrthogonalMapOp.cpp - dat.orthogonal_map verifier and tiling -------===//
 //
 // Part of the dat project: a compiler for relational-attention models.
+//
+// Every token's map is independent, so the op tiles over (b, h, l); a tile
+// keeps the whole feature axis (the map contracts over it) and reads the
+// matching maps, whose batch and head axes may broadcast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,34 +19,95 @@ LogicalResult OrthogonalMapOp::verify() {
     return emitOpError("expected input to have rank 4 [B,H,L,d], got rank ")
            << x.getRank();
   if (m.getRank() != 5)
-    return emitOpError("expected maps to have rank 5 [1|B,L,H,d,d], got rank ")
+    return emitOpError(
+               "expected maps to have rank 5 [1|B,L,1|H,d,d], got rank ")
            << m.getRank();
   if (!isa<FloatType>(x.getElementType()) ||
       m.getElementType() != x.getElementType())
     return emitOpError("expected float input and maps of one element type");
+  if (getInit().getType() != x)
+    return emitOpError("expected init to have the input type");
   if (getResult().getType() != x)
     return emitOpError("expected the result type to be the input type");
   struct Check {
     unsigned dim;
     const char *name;
     int64_t expected;
-  } checks[] = {{1, "length", x.getDimSize(2)},
-                {2, "heads", x.getDimSize(1)},
-                {3, "rows", x.getDimSize(3)},
-                {4, "columns", x.getDimSize(3)}};
+    bool mayBroadcast;
+  } checks[] = {{0, "batch", x.getDimSize(0), true},
+                {1, "length", x.getDimSize(2), false},
+                {2, "heads", x.getDimSize(1), true},
+                {3, "rows", x.getDimSize(3), false},
+                {4, "columns", x.getDimSize(3), false}};
   for (const Check &c : checks) {
     int64_t actual = m.getDimSize(c.dim);
-    if (!ShapedType::isDynamic(actual) && !ShapedType::isDynamic(c.expected) &&
-        actual != c.expected)
-      return emitOpError("expected maps dim ")
-             << c.dim << " (" << c.name << ") to be " << c.expected << ", got "
-             << actual;
+    if (ShapedType::isDynamic(actual) || ShapedType::isDynamic(c.expected) ||
+        actual == c.expected || (c.mayBroadcast && actual == 1))
+      continue;
+    return emitOpError("expected maps dim ")
+           << c.dim << " (" << c.name << ") to be "
+           << (c.mayBroadcast ? "1 or " : "") << c.expected << ", got "
+           << actual;
   }
-  int64_t mb = m.getDimSize(0), b = x.getDimSize(0);
-  if (mb != 1 && !ShapedType::isDynamic(mb) && !ShapedType::isDynamic(b) &&
-      mb != b)
-    return emitOpError("expected maps dim 0 (batch) to be 1 or ")
-           << b << ", got " << mb;
+  return success();
+}
+
+SmallVector<utils::IteratorType> OrthogonalMapOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel);
+}
+
+SmallVector<Range> OrthogonalMapOp::getIterationDomain(OpBuilder &b) {
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<Range> domain;
+  for (unsigned d = 0; d < 3; ++d)
+    domain.push_back(
+        {zero, tensor::getMixedSize(b, getLoc(), getInit(), d), one});
+  return domain;
+}
+
+FailureOr<TilingResult>
+OrthogonalMapOp::getTiledImplementation(OpBuilder &b,
+                                        ArrayRef<OpFoldResult> offsets,
+                                        ArrayRef<OpFoldResult> sizes) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult d = tensor::getMixedSize(b, loc, getInput(), 3);
+  SmallVector<Operation *> slices;
+  auto slice = [&](Value v, ArrayRef<OpFoldResult> offs,
+                   ArrayRef<OpFoldResult> szs) {
+    auto s = tensor::ExtractSliceOp::create(
+        b, loc, v, offs, szs, SmallVector<OpFoldResult>(offs.size(), one));
+    slices.push_back(s);
+    return s.getResult();
+  };
+  Value input = slice(getInput(), {offsets[0], offsets[1], offsets[2], zero},
+                      {sizes[0], sizes[1], sizes[2], d});
+  Value init = slice(getInit(), {offsets[0], offsets[1], offsets[2], zero},
+                     {sizes[0], sizes[1], sizes[2], d});
+  // A broadcast (size-1) batch or head axis of the maps stays whole.
+  auto mt = cast<RankedTensorType>(getMaps().getType());
+  auto range = [&](unsigned mapDim, unsigned loop) {
+    return mt.getDimSize(mapDim) == 1
+               ? std::pair<OpFoldResult, OpFoldResult>{zero, one}
+               : std::pair<OpFoldResult, OpFoldResult>{offsets[loop],
+                                                       sizes[loop]};
+  };
+  auto [bOff, bSize] = range(0, 0);
+  auto [hOff, hSize] = range(2, 1);
+  Value maps = slice(getMaps(), {bOff, offsets[2], hOff, zero, zero},
+                     {bSize, sizes[2], hSize, d, d});
+  auto tiled =
+      OrthogonalMapOp::create(b, loc, init.getType(), input, maps, init);
+  return TilingResult{{tiled}, {tiled.getResult()}, slices};
+}
+
+LogicalResult OrthogonalMapOp::getResultTilePosition(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
+  resultSizes = {sizes[0], sizes[1], sizes[2],
+                 tensor::getMixedSize(b, getLoc(), getInit(), 3)};
   return success();
 }
 

@@ -65,8 +65,8 @@ struct AttentionWeightsToLinalg final : OpRewritePattern<AttentionWeightsOp> {
     SoftmaxParts parts = buildSoftmaxParts(op, *group, rewriter);
     if (op.getLogits()) {
       // The scaled, masked scores themselves.
-      rewriter.replaceOp(op, convertInto(rewriter, op.getLoc(), parts.logits,
-                                         op.getInit()));
+      rewriter.replaceOp(
+          op, convertInto(rewriter, op.getLoc(), parts.logits, op.getInit()));
       return success();
     }
     rewriter.replaceOp(op,

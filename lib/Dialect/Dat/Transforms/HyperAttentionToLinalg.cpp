@@ -21,8 +21,9 @@ namespace {
 
 /// a[b,h,i,j] in `accTy` for the operands of either HYLA op.
 Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
-                        Value bias, Value mask, bool causal, double scale,
-                        StringRef normalization, FloatType accTy) {
+                        Value bias, Value mask, bool causal, Value queryOffset,
+                        double scale, StringRef normalization,
+                        FloatType accTy) {
   MLIRContext *ctx = rw.getContext();
   auto size = [&](Value v, int64_t d) {
     return tensor::getMixedSize(rw, loc, v, d);
@@ -78,6 +79,8 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
               allowed = args[hasBias ? 1 : 0];
             if (causal) {
               Value row = linalg::IndexOp::create(nb, nl, 2);
+              if (queryOffset)
+                row = arith::AddIOp::create(nb, nl, row, queryOffset);
               Value col = linalg::IndexOp::create(nb, nl, 3);
               Value ok = arith::CmpIOp::create(
                   nb, nl, arith::CmpIPredicate::ule, col, row);
@@ -140,6 +143,7 @@ struct HyperAttentionWeightsToLinalg final
         cast<RankedTensorType>(op.getQuery().getType()).getElementType());
     Value a = buildHyperWeights(rw, op.getLoc(), op.getQuery(), op.getKey(),
                                 op.getBias(), op.getMask(), op.getCausal(),
+                                /*queryOffset=*/Value(),
                                 op.getScale().convertToDouble(),
                                 op.getNormalization(), accTy);
     rw.replaceOp(op, convertInto(rw, op.getLoc(), a, op.getInit()));
@@ -155,10 +159,10 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
     MLIRContext *ctx = rw.getContext();
     FloatType accTy = accumulationType(
         cast<RankedTensorType>(op.getQuery().getType()).getElementType());
-    Value a = buildHyperWeights(rw, loc, op.getQuery(), op.getKey(),
-                                op.getBias(), op.getMask(), op.getCausal(),
-                                op.getScale().convertToDouble(),
-                                op.getNormalization(), accTy);
+    Value a = buildHyperWeights(
+        rw, loc, op.getQuery(), op.getKey(), op.getBias(), op.getMask(),
+        op.getCausal(), op.getQueryOffset(), op.getScale().convertToDouble(),
+        op.getNormalization(), accTy);
     AffineExpr b, h, i, e, j;
     bindDims(ctx, b, h, i, e, j);
     auto map5 = [&](ArrayRef<AffineExpr> r) {
