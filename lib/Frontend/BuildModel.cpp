@@ -21,6 +21,8 @@ constexpr ModuleEntry kModules[] = {
     {"Grid + SelfMHA", buildApeGridSelfMHA},
     {"Sequential + Encoder", buildApeSequentialEncoder},
     {"Grid + Encoder", buildApeGridEncoder},
+    {"Branching + SelfMHA", buildApeBranchingSelfMHA},
+    {"Branching + Encoder", buildApeBranchingEncoder},
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"EncoderBlock", buildEncoderBlock},

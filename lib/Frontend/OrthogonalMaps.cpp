@@ -84,4 +84,28 @@ void orthogonalPowerTable(const float *primitives, int64_t count, int64_t d,
   }
 }
 
+void treePathTable(const float *primitives, const float *identity,
+                   int64_t branching, int64_t d, int64_t size, float *out) {
+  int64_t dd = d * d;
+  std::vector<Matrix> stepT;
+  for (int64_t b = 0; b < branching; ++b) {
+    Matrix w = skewExpm(primitives + b * dd, d), t(dd);
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t j = 0; j < d; ++j)
+        t[i * d + j] = w[j * d + i];
+    stepT.push_back(std::move(t));
+  }
+  // Parents precede children in breadth-first order: one pass, in double,
+  // keeping every node (a child's map is its parent's times one step).
+  std::vector<Matrix> maps;
+  maps.reserve(size + 1);
+  maps.emplace_back(identity, identity + dd);
+  for (int64_t n = 1; n <= size; ++n)
+    maps.push_back(
+        multiply(maps[(n - 1) / branching], stepT[(n - 1) % branching], d));
+  for (int64_t n = 0; n <= size; ++n)
+    for (int64_t i = 0; i < dd; ++i)
+      out[n * dd + i] = static_cast<float>(maps[n][i]);
+}
+
 } // namespace dat

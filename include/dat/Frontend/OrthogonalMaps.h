@@ -26,6 +26,15 @@ std::vector<double> skewExpm(const float *primitive, int64_t d);
 void orthogonalPowerTable(const float *primitives, int64_t count, int64_t d,
                           int64_t size, float *out);
 
+/// maps[n] for the nodes n = 0..size of a complete `branching`-ary tree
+/// numbered breadth-first from 0 (APE's Branching, spec §9.2): with
+/// P_b = expm(A_b − A_bᵀ) for the first `branching` primitives,
+/// maps[0] = `identity` and maps[n] = maps[(n−1) / bf] · P_{(n−1) % bf}ᵀ,
+/// i.e. P_{b_1}ᵀ ⋯ P_{b_t}ᵀ over the root-first path. Row-major
+/// [size+1, d, d] float32.
+void treePathTable(const float *primitives, const float *identity,
+                   int64_t branching, int64_t d, int64_t size, float *out);
+
 } // namespace dat
 
 #endif // DAT_FRONTEND_ORTHOGONALMAPS_H

@@ -2,9 +2,10 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// `Sequential + SelfMHA` and `Grid + SelfMHA` (spec §9): one positional
-// module, whose maps table datc computes from the primitives at compile
-// time, and APE's self-attention with head-minor packing (feature
+// `Sequential | Grid | Branching` + `SelfMHA | Encoder` (spec §9): one
+// positional module, whose maps table datc computes from the primitives at
+// compile time (powers for sequences and grid axes, root-first path products
+// for tree nodes), and APE's self-attention with head-minor packing (feature
 // f = d·H + h), a multiplicative mediator and -1e10 key masking.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 using namespace mlir;
@@ -75,10 +77,12 @@ static Value headMinorMerge(ModelBuilder &mb, Value x) {
       t, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-/// maps[b,l,h] = table[wrap(pos[b,l]), first + h] for pos [Bp,L]; table is
-/// [size+1, count, d, d]. Negative positions wrap like Python indexing.
+/// maps[b,l,h] = table[index(pos[b,l]), first + h] for pos [Bp,L]; table is
+/// [size+1, count, d, d]. Negative positions wrap like Python indexing, or
+/// (`treeNodes`) all select node 0, the root's identity.
 static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
-                        int64_t size, int64_t first, int64_t heads, int64_t d) {
+                        int64_t size, int64_t first, int64_t heads, int64_t d,
+                        bool treeNodes) {
   auto pt = cast<RankedTensorType>(positions.getType());
   SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1), heads, d,
                                 d};
@@ -98,7 +102,8 @@ static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
                Value neg = arith::CmpIOp::create(
                    nb, nl, arith::CmpIPredicate::slt, p, zero);
                Value wrapped = arith::SelectOp::create(
-                   nb, nl, neg, arith::AddIOp::create(nb, nl, p, n), p);
+                   nb, nl, neg,
+                   treeNodes ? zero : arith::AddIOp::create(nb, nl, p, n), p);
                Value idx = arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
                                                       wrapped);
                Value hh = arith::AddIOp::create(
@@ -116,6 +121,8 @@ static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
 namespace {
 /// The positional module's maps (gathered at the input positions) and the
 /// attention function's other inputs, shared by every layer (spec §9.3).
+enum class ApeMaps { Sequential, Grid, Branching };
+
 struct ApeSetup {
   bool grid = false;
   int64_t heads = 0, mapDim = 0;
@@ -124,14 +131,18 @@ struct ApeSetup {
 };
 } // namespace
 
-static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, bool grid) {
+static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
   ApeSetup setup;
+  bool grid = kind == ApeMaps::Grid, tree = kind == ApeMaps::Branching;
   setup.grid = grid;
-  int64_t axes = 1;
-  mb.withKwargs("positional_encoder", grid ? "Grid" : "Sequential", [&] {
+  int64_t axes = 1, branching = 0;
+  static constexpr const char *names[] = {"Sequential", "Grid", "Branching"};
+  mb.withKwargs("positional_encoder", names[static_cast<int>(kind)], [&] {
     if (grid)
       axes = mb.intArg("num_axes");
     setup.mapDim = mb.intArg("dim");
+    if (tree)
+      branching = mb.intArg("branching_factor");
     setup.heads = mb.intArg("num_heads");
   });
   const json::Value *sizeV = mb.config.call.get("precompute_size");
@@ -139,8 +150,11 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, bool grid) {
   if (mb.failed())
     return std::nullopt;
   if (!size || *size < 1 || *size > (1 << 20)) {
-    mb.error(mb.config.path + ": call.precompute_size: expected an integer in "
-                              "[1, 2^20]");
+    mb.error(mb.config.path +
+             ": call.precompute_size: expected an integer in "
+             "[1, 2^20] (" +
+             (tree ? "the largest tree node id" : "the largest position") +
+             ")");
     return std::nullopt;
   }
   if (grid && axes != 2) {
@@ -148,18 +162,50 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, bool grid) {
                               "reference's Grid is hard-wired to 2 axes");
     return std::nullopt;
   }
+  if (tree && (branching < 1 || branching > 1024)) {
+    mb.error(mb.config.path + ": kwargs.positional_encoder.branching_factor: "
+                              "expected an integer in [1, 1024]");
+    return std::nullopt;
+  }
   int64_t heads = setup.heads, mapDim = setup.mapDim;
-  int64_t count = axes * heads;
-  std::vector<int64_t> primShape = {count, mapDim, mapDim};
+  if (heads < 1 || mapDim < 1 || mapDim > 4096) {
+    mb.error(mb.config.path + ": kwargs.positional_encoder: expected "
+                              "num_heads >= 1 and dim in [1, 4096]");
+    return std::nullopt;
+  }
+  // The table is a weight of the program: keep it to at most 2^24 floats.
+  int64_t count = tree ? 1 : axes * heads;
+  if ((*size + 1) * count * mapDim * mapDim > (int64_t(1) << 24)) {
+    mb.error(mb.config.path + ": call.precompute_size: a table of " +
+             Twine(*size + 1) + " × " + Twine(count) + " maps of " +
+             Twine(mapDim) + "×" + Twine(mapDim) +
+             " exceeds 2^24 floats; lower precompute_size");
+    return std::nullopt;
+  }
   std::vector<int64_t> tableShape = {*size + 1, count, mapDim, mapDim};
   int64_t tableSize = *size;
-  Value table = mb.derivedWeight(
-      "positional_encoder.maps_table", tableShape,
-      {{"positional_encoder._primitives", primShape}},
-      [count, mapDim, tableSize](const std::vector<const float *> &in,
-                                 float *out) {
-        orthogonalPowerTable(in[0], count, mapDim, tableSize, out);
-      });
+  Value table;
+  if (tree) {
+    // Only the first `branching_factor` primitives are used, shared by all
+    // heads; the rest are dead parameters of the reference.
+    table = mb.derivedWeight(
+        "positional_encoder.maps_table", tableShape,
+        {{"positional_encoder._primitives",
+          {branching * heads + 1, mapDim, mapDim}},
+         {"positional_encoder.identity", {1, 1, mapDim, mapDim}}},
+        [branching, mapDim, tableSize](const std::vector<const float *> &in,
+                                       float *out) {
+          treePathTable(in[0], in[1], branching, mapDim, tableSize, out);
+        });
+  } else {
+    table = mb.derivedWeight(
+        "positional_encoder.maps_table", tableShape,
+        {{"positional_encoder._primitives", {count, mapDim, mapDim}}},
+        [count, mapDim, tableSize](const std::vector<const float *> &in,
+                                   float *out) {
+          orthogonalPowerTable(in[0], count, mapDim, tableSize, out);
+        });
+  }
   Value x = mb.input("x");
   if (mb.failed() || !x)
     return std::nullopt;
@@ -178,10 +224,13 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, bool grid) {
                ": expected int64 [B or 1, " + Twine(L) + "]");
       return std::nullopt;
     }
-    mb.inputRange(pos, -(*size + 1), *size);
+    // Tree positions <= 0 are the root (SOS, padding); sequence and grid
+    // positions index the table like Python, negative from the end.
+    mb.inputRange(
+        pos, tree ? std::numeric_limits<int64_t>::min() : -(*size + 1), *size);
     int64_t axis = setup.maps.size();
-    setup.maps.push_back(
-        gatherMaps(mb, table, p, *size, axis * heads, heads, mapDim));
+    setup.maps.push_back(gatherMaps(mb, table, p, *size, axis * heads,
+                                    tree ? 1 : heads, mapDim, tree));
   }
 
   // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
@@ -303,14 +352,14 @@ static void outputMaps(ModelBuilder &mb, const ApeSetup &setup) {
   }
 }
 
-static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
+static void buildApeSelfMHA(ModelBuilder &mb, ApeMaps kind) {
   int64_t heads = 0, dim = 0;
   mb.withKwargs("mha", "SelfMHA", [&] {
     heads = mb.intArg("num_heads");
     dim = mb.intArg("dim");
     mb.floatArg("dropout_rate", 0.0);
   });
-  std::optional<ApeSetup> setup = readApeSetup(mb, grid);
+  std::optional<ApeSetup> setup = readApeSetup(mb, kind);
   if (!setup)
     return;
   outputMaps(mb, *setup);
@@ -323,7 +372,7 @@ static void buildApeSelfMHA(ModelBuilder &mb, bool grid) {
 
 /// `Encoder`: post-norm layers x = LN(x + MHA(x)); x = LN(x + FFN(x)),
 /// FFN = Linear(dim, r·dim) → ReLU | exact GELU → Linear(r·dim, dim).
-static void buildApeEncoder(ModelBuilder &mb, bool grid) {
+static void buildApeEncoder(ModelBuilder &mb, ApeMaps kind) {
   int64_t heads = 0, layers = 0, dim = 0, ratio = 4;
   std::string act;
   mb.withKwargs("encoder", "Encoder", [&] {
@@ -343,7 +392,7 @@ static void buildApeEncoder(ModelBuilder &mb, bool grid) {
              "' (ReLU or GELU)");
     return;
   }
-  std::optional<ApeSetup> setup = readApeSetup(mb, grid);
+  std::optional<ApeSetup> setup = readApeSetup(mb, kind);
   if (!setup)
     return;
   outputMaps(mb, *setup);
@@ -360,9 +409,23 @@ static void buildApeEncoder(ModelBuilder &mb, bool grid) {
   mb.output("y", x);
 }
 
-void buildApeSequentialSelfMHA(ModelBuilder &mb) { buildApeSelfMHA(mb, false); }
-void buildApeGridSelfMHA(ModelBuilder &mb) { buildApeSelfMHA(mb, true); }
-void buildApeSequentialEncoder(ModelBuilder &mb) { buildApeEncoder(mb, false); }
-void buildApeGridEncoder(ModelBuilder &mb) { buildApeEncoder(mb, true); }
+void buildApeSequentialSelfMHA(ModelBuilder &mb) {
+  buildApeSelfMHA(mb, ApeMaps::Sequential);
+}
+void buildApeGridSelfMHA(ModelBuilder &mb) {
+  buildApeSelfMHA(mb, ApeMaps::Grid);
+}
+void buildApeBranchingSelfMHA(ModelBuilder &mb) {
+  buildApeSelfMHA(mb, ApeMaps::Branching);
+}
+void buildApeSequentialEncoder(ModelBuilder &mb) {
+  buildApeEncoder(mb, ApeMaps::Sequential);
+}
+void buildApeGridEncoder(ModelBuilder &mb) {
+  buildApeEncoder(mb, ApeMaps::Grid);
+}
+void buildApeBranchingEncoder(ModelBuilder &mb) {
+  buildApeEncoder(mb, ApeMaps::Branching);
+}
 
 } // namespace dat

@@ -103,6 +103,8 @@ void buildApeSequentialSelfMHA(ModelBuilder &mb);
 void buildApeGridSelfMHA(ModelBuilder &mb);
 void buildApeSequentialEncoder(ModelBuilder &mb);
 void buildApeGridEncoder(ModelBuilder &mb);
+void buildApeBranchingSelfMHA(ModelBuilder &mb);
+void buildApeBranchingEncoder(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
 /// The kwargs every block takes (spec §6), as the blocks and the models
 /// that build them pass them.

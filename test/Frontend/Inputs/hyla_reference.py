@@ -6,11 +6,10 @@ usage: hyla_reference.py CONFIG MODEL.safetensors IO.safetensors RESULT.safetens
 """
 import json
 import math
-import struct
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from ra_reference import load  # noqa: E402
+from reference_io import compare, load  # noqa: E402
 
 
 def main():
@@ -84,12 +83,7 @@ def main():
             for f in range(F):
                 want.append(sum(o[i][h][c] * ko[(h * dv + c) * F + f]
                                 for h in range(H) for c in range(dv)) + (bo[f] if bo else 0.0))
-    got = res["output.y"][1]
-    bad = [n for n, (a, w) in enumerate(zip(got, want)) if not abs(a - w) <= 1e-4 + 1e-4 * abs(w)]
-    print("y: %d values, max abs error %.3g, %d mismatches"
-          % (len(want), max(abs(a - w) for a, w in zip(got, want)), len(bad)))
-    if bad or len(got) != len(want):
-        sys.exit(1)
+    compare("y", res["output.y"][1], want)
     print("matches the independent reference")
 
 

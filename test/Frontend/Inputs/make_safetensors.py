@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes a float32 safetensors file for the frontend tests (no numpy).
 
-usage: make_safetensors.py OUT NAME=DxD... [NAME=...] [--truncate N] [--tied a,b]
-                           [--random SEED]
+usage: make_safetensors.py OUT NAME=DxD... [NAME=DxD=v,v,...] [--truncate N]
+                           [--tied a,b] [--random SEED]
 Values are a fixed ramp (0.01 * index), or with --random uniform in
 [-0.5, 0.5) from a seeded generator; files are reproducible either way.
+NAME=DxD=v,v,... writes the given integers as an int64 tensor.
 """
 import json
 import random
@@ -25,17 +26,26 @@ def main():
             seed = int(specs[i + 1]); i += 2; continue
         if s == "--tied":
             tied.append(specs[i + 1].split(",")); i += 2; continue
-        name, shape = s.split("=")
+        name, shape, *ints = s.split("=")
         dims = [int(d) for d in shape.split("x")] if shape else []
-        tensors.append((name, dims))
+        tensors.append((name, dims, [int(v) for v in ints[0].split(",")]
+                        if ints else None))
         i += 1
     header, data = {}, b""
     if tied:
         header["__metadata__"] = {"tied": json.dumps(tied)}
-    for name, dims in sorted(tensors):
+    for name, dims, ints in sorted(tensors):
         n = 1
         for d in dims:
             n *= d
+        if ints is not None:
+            assert len(ints) == n, "%s: %d values for %d elements" % (
+                name, len(ints), n)
+            blob = struct.pack("<%dq" % n, *ints)
+            header[name] = {"dtype": "I64", "shape": dims,
+                            "data_offsets": [len(data), len(data) + len(blob)]}
+            data += blob
+            continue
         if seed is None:
             values = [0.01 * k for k in range(n)]
         else:

@@ -11,23 +11,10 @@ key_dim, biases, every rel_activation, symmetric_rels, causal.
 """
 import json
 import math
-import struct
 import sys
 
-
-def load(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    data = raw[8 + n:]
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b, end = e["data_offsets"]
-        count = (end - b) // 4
-        out[name] = (e["shape"], struct.unpack("<%df" % count, data[b:end]))
-    return out
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from reference_io import compare, load  # noqa: E402
 
 
 def linear(x, w, b, n_out):
@@ -105,15 +92,7 @@ def main():
         y = linear(o, g("wo.weight"), g("wo.bias") if bo else None, H * hd)
         for row in y:
             want.extend(row)
-    got = res["output.y"][1]
-    bad = [(n, a, w) for n, (a, w) in enumerate(zip(got, want))
-           if not abs(a - w) <= 1e-4 + 1e-4 * abs(w)]
-    worst = max(abs(a - w) for a, w in zip(got, want))
-    print("y: %d values, max abs error %.3g, %d mismatches" % (len(want), worst, len(bad)))
-    if len(got) != len(want) or bad:
-        for n, a, w in bad[:5]:
-            print("  element %d: got %.7g want %.7g" % (n, a, w))
-        sys.exit(1)
+    compare("y", res["output.y"][1], want)
     print("matches the independent reference")
 
 
