@@ -205,6 +205,38 @@ Value ModelBuilder::input(StringRef name) {
   return {};
 }
 
+Value ModelBuilder::boolInput(StringRef name, ArrayRef<int64_t> shape) {
+  Value v = input(name);
+  if (!v)
+    return {};
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.getElementType().isInteger(64) || t.getShape() != shape) {
+    std::string dims;
+    for (int64_t d : shape)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    error(config.path + ": inputs." + name + ": expected int64 [" + dims +
+          "] (nonzero = may attend)");
+    return {};
+  }
+  MLIRContext *ctx = b.getContext();
+  auto boolTy = RankedTensorType::get(shape, b.getI1Type());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(shape.size(), ctx);
+  return linalg::GenericOp::create(
+             b, loc, boolTy, ValueRange{v},
+             ValueRange{tensor::EmptyOp::create(b, loc, shape, b.getI1Type())},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(shape.size(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   Value(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
+                                               args[0], zero)));
+             })
+      .getResult(0);
+}
+
 Value ModelBuilder::weight(StringRef name, ArrayRef<int64_t> shape) {
   auto it = weightArgs.find(name.str());
   if (it != weightArgs.end())

@@ -64,6 +64,9 @@ public:
   /// with an error if the config declares no such input.
   mlir::Value input(llvm::StringRef name);
   bool hasInput(llvm::StringRef name) const;
+  /// Input `name`, which must be int64 of `shape`, as an i1 tensor (nonzero =
+  /// true, as the reference's bool conversion); null with an error otherwise.
+  mlir::Value boolInput(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   /// The function argument holding weight `name`, which must have `shape`.
   mlir::Value weight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   void aliasWeight(llvm::StringRef alias, llvm::StringRef target) {

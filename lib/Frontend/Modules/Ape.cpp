@@ -249,34 +249,8 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
         RankedTensorType::get({mt.getDimSize(0), L, L}, mb.b.getF32Type()), m,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
   }
-  if (mb.hasInput("key_mask")) {
-    Value km = mb.input("key_mask");
-    auto kt = cast<RankedTensorType>(km.getType());
-    if (kt.getRank() != 2 || kt.getDimSize(0) != B || kt.getDimSize(1) != L ||
-        !kt.getElementType().isInteger(64)) {
-      mb.error(mb.config.path + ": inputs.key_mask: expected int64 [B, L]");
-      return std::nullopt;
-    }
-    // Nonzero = keep, as the reference's bool conversion.
-    MLIRContext *ctx = mb.b.getContext();
-    auto boolTy = RankedTensorType::get({B, L}, mb.b.getI1Type());
-    setup.keyMask =
-        linalg::GenericOp::create(
-            mb.b, mb.loc, boolTy, ValueRange{km},
-            ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, boolTy.getShape(),
-                                               mb.b.getI1Type())},
-            ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx),
-                                AffineMap::getMultiDimIdentityMap(2, ctx)},
-            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
-              linalg::YieldOp::create(
-                  nb, nl,
-                  Value(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
-                                              args[0], zero)));
-            })
-            .getResult(0);
-  }
+  if (mb.hasInput("key_mask"))
+    setup.keyMask = mb.boolInput("key_mask", {B, L});
   if (mb.failed())
     return std::nullopt;
   return setup;

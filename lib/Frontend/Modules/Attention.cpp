@@ -77,7 +77,7 @@ Value applyRope(ModelBuilder &mb, Value x, Value cos, Value sin,
 AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
                               StringRef prefix, Value query, Value key,
                               Value value, Value ropeCos, Value ropeSin,
-                              bool causal, bool wantWeights) {
+                              bool causal, bool wantWeights, Value mask) {
   if (mb.failed())
     return {};
   auto name = [&](StringRef n) { return (prefix + n).str(); };
@@ -104,14 +104,14 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   int64_t B = qt.getDimSize(0), Lq = qt.getDimSize(2), Lk = kt.getDimSize(2);
   Value o = mlir::dat::AttentionOp::create(
       mb.b, mb.loc, q, k, v, mb.emptyLike({B, p.nHeads, Lq, p.headDim}), scale,
-      causal);
+      causal, mask);
   AttentionResult r;
   r.out =
       mb.linear(mb.mergeHeads(o), name("wo"), p.nHeads * p.headDim, p.biasOut);
   if (wantWeights)
     r.weights = mlir::dat::AttentionWeightsOp::create(
-        mb.b, mb.loc, mb.emptyLike({B, p.nHeads, Lq, Lk}).getType(), q, k,
-        /*mask=*/Value(), /*key_mask=*/Value(), /*score_scale=*/Value(),
+        mb.b, mb.loc, mb.emptyLike({B, p.nHeads, Lq, Lk}).getType(), q, k, mask,
+        /*key_mask=*/Value(), /*score_scale=*/Value(),
         /*query_offset=*/Value(), mb.emptyLike({B, p.nHeads, Lq, Lk}),
         mb.b.getF32FloatAttr(scale), /*mask_fill=*/FloatAttr(), causal,
         /*logits=*/false);
@@ -130,8 +130,19 @@ void buildAttentionModule(ModelBuilder &mb) {
   mb.boolCall("need_weights", false); // same math on either path
   Value x = mb.input("x");
   auto [cos, sin] = ropeInputs(mb);
+  // attn_mask [L, L] (nonzero = may attend), exclusive with is_causal.
+  Value mask;
+  if (mb.hasInput("attn_mask") && x) {
+    int64_t L = cast<RankedTensorType>(x.getType()).getDimSize(1);
+    if (causal) {
+      mb.error(mb.config.path + ": inputs.attn_mask: the reference refuses "
+                                "attn_mask together with call.is_causal");
+      return;
+    }
+    mask = mb.boolInput("attn_mask", {L, L});
+  }
   AttentionResult r = emitAttention(mb, p, "", x, x, x, cos, sin, causal,
-                                    mb.wantsOutput("attn_scores"));
+                                    mb.wantsOutput("attn_scores"), mask);
   mb.output("y", r.out);
   mb.output("attn_scores", r.weights);
 }

@@ -44,7 +44,8 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
                               llvm::StringRef prefix, mlir::Value query,
                               mlir::Value key, mlir::Value value,
                               mlir::Value ropeCos, mlir::Value ropeSin,
-                              bool causal, bool wantWeights);
+                              bool causal, bool wantWeights,
+                              mlir::Value mask = {});
 
 /// dual_attention `RelationalAttention` kwargs after defaults (§3.2).
 struct RelationalAttentionParams {
