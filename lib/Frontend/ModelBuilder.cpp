@@ -321,6 +321,62 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   return std::move(module);
 }
 
+SmallVector<Value>
+ModelBuilder::outlined(StringRef name,
+                       llvm::function_ref<SmallVector<Value>()> body) {
+  if (failed())
+    return {};
+  OpBuilder::InsertPoint caller = b.saveInsertionPoint();
+  b.setInsertionPointToEnd(module->getBody());
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType({}, {}));
+  fn.setPrivate();
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> results = body();
+  if (failed() || llvm::any_of(results, [](Value v) { return !v; })) {
+    b.restoreInsertionPoint(caller);
+    fn.erase();
+    if (!failed())
+      error(config.path + ": internal error: outlined " + name +
+            " produced no value");
+    return {};
+  }
+  func::ReturnOp::create(b, loc, results);
+  // What the body used from the enclosing function becomes arguments.
+  // (getUsedValuesDefinedAbove only sees values of enclosing regions; the
+  // caller is a sibling function.)
+  llvm::SetVector<Value> captured;
+  fn.walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (!fn->isAncestor(v.getParentRegion()->getParentOp()))
+        captured.insert(v);
+  });
+  for (Value v : captured) {
+    BlockArgument arg = entry->addArgument(v.getType(), loc);
+    v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return fn->isProperAncestor(use.getOwner());
+    });
+  }
+  fn.setType(b.getFunctionType(entry->getArgumentTypes(),
+                               ValueRange(results).getTypes()));
+
+  // Reuse an identical earlier function (compared by its printed form).
+  std::string text;
+  {
+    StringAttr own = fn.getSymNameAttr();
+    fn.setSymName("outlined");
+    llvm::raw_string_ostream os(text);
+    fn->print(os, OpPrintingFlags().useLocalScope());
+    fn.setSymNameAttr(own);
+  }
+  auto [it, inserted] = outlinedBodies.try_emplace(text, fn);
+  if (!inserted)
+    fn.erase();
+  b.restoreInsertionPoint(caller);
+  auto call = func::CallOp::create(b, loc, it->second, captured.getArrayRef());
+  return SmallVector<Value>(call.getResults());
+}
+
 Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {
   return tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
 }

@@ -86,6 +86,16 @@ public:
     return config.wantsOutput(name);
   }
 
+  /// Builds `body` (which returns the values it produces) into a private
+  /// function and calls it; the values of the enclosing function that the
+  /// body uses become the callee's arguments. A body identical to an earlier
+  /// one (the next layer of a stack) reuses that function, so code size and
+  /// compile time do not grow with the depth of a model. Returns the call's
+  /// results, or nothing after an error.
+  llvm::SmallVector<mlir::Value>
+  outlined(llvm::StringRef name,
+           llvm::function_ref<llvm::SmallVector<mlir::Value>()> body);
+
   void error(const llvm::Twine &message);
   bool failed() const { return !firstError.empty(); }
 
@@ -136,6 +146,8 @@ private:
   std::vector<SignatureEntry> entries;
   std::map<std::string, mlir::Value> weightArgs;
   std::map<std::string, mlir::Value> outputs;
+  /// Outlined functions by their printed form (with a placeholder name).
+  std::map<std::string, mlir::func::FuncOp> outlinedBodies;
   // The kwargs scope being read: the object, its path, the keys read.
   const llvm::json::Object *kwargs;
   std::string kwargsPath = "kwargs";

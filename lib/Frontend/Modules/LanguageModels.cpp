@@ -168,9 +168,14 @@ void buildTransformerLM(ModelBuilder &mb) {
   if (!s)
     return;
   Value x = s->x;
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l)
-    x = encoderBlock(mb, c, p, "layers.blocks." + std::to_string(l) + ".", x,
-                     s->cos, s->sin);
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    std::string block = "layers.blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("block" + std::to_string(l), [&] {
+      return SmallVector<Value>{
+          encoderBlock(mb, c, p, block, x, s->cos, s->sin)};
+    });
+    x = r.empty() ? Value() : r[0];
+  }
   x = blockNorm(mb, c, x, "layers.norm");
   mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
 }
@@ -210,7 +215,8 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
   if (!s)
     return;
   Value x = s->x;
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+  // Layer l: retrieve symbols from the stream entering it, then the block.
+  auto dualAttnLayer = [&](int64_t l) -> Value {
     // A shared retriever appears under every layer's key (aliases of 0);
     // otherwise each layer has its own, optionally with a tied library.
     std::string own = "layers.symbol_retrievers." + std::to_string(l) + ".";
@@ -239,8 +245,14 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
         symbols = emitRelativeSymbols(mb, prefix, s->length);
       }
     });
-    x = dualEncoderBlock(mb, c, "layers.blocks." + std::to_string(l) + ".", x,
-                         symbols, s->cos, s->sin);
+    return dualEncoderBlock(mb, c, "layers.blocks." + std::to_string(l) + ".",
+                            x, symbols, s->cos, s->sin);
+  };
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    SmallVector<Value> r = mb.outlined("layer" + std::to_string(l), [&] {
+      return SmallVector<Value>{dualAttnLayer(l)};
+    });
+    x = r.empty() ? Value() : r[0];
   }
   x = blockNorm(mb, c, x, "layers.norm");
   mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));

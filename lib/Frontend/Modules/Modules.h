@@ -153,6 +153,11 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb);
 mlir::Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb,
                                             llvm::StringRef prefix,
                                             mlir::Value x);
+/// RelationalSymbolicAttention (spec §4.4) with weights under `prefix`, from
+/// the current kwargs: symbols [B,L,d] from the stream x.
+mlir::Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
+                                                      llvm::StringRef prefix,
+                                                      mlir::Value x);
 /// SymbolicAttention (§4.1) on x [B,L,d], weights under `prefix`.
 mlir::Value emitSymbolicAttention(ModelBuilder &mb, llvm::StringRef prefix,
                                   mlir::Value x, int64_t d, int64_t heads,

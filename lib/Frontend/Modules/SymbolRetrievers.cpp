@@ -169,7 +169,9 @@ static Value softmaxAxis2(ModelBuilder &mb, Value x) {
       .getResult(0);
 }
 
-void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
+Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
+                                                StringRef prefix, Value x) {
+  auto name = [&](StringRef n) { return (prefix + n).str(); };
   int64_t d = mb.intArg("d_model");
   int64_t relHeads = mb.intArg("rel_n_heads");
   int64_t symHeads = mb.intArg("symbolic_attn_n_heads");
@@ -181,13 +183,12 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
   double dropout = mb.floatArg("dropout", 0.0);
   std::optional<double> relScale = mb.optFloatArg("rel_scale");
   std::optional<double> symScale = mb.optFloatArg("symbolic_attn_scale");
-  Value x = streamInput(mb);
   if (mb.failed() || !x)
-    return;
+    return {};
   if (relHeads == 0 || d % relHeads) {
     mb.error(mb.config.path + ": kwargs.rel_n_heads: " + Twine(relHeads) +
              " must divide d_model " + Twine(d));
-    return;
+    return {};
   }
   // Neighbour offsets in the reference's order (spec §4.4).
   SmallVector<int64_t> offsets;
@@ -202,15 +203,15 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
   if (offsets.empty()) {
     mb.error(mb.config.path + ": kwargs.nbhd_delta: the neighbourhood is "
                               "empty");
-    return;
+    return {};
   }
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
   int64_t nb = offsets.size();
-  Value q = mb.splitHeads(mb.linear(x, "q_proj", d, true), relHeads);
-  Value k = mb.splitHeads(mb.linear(x, "k_proj", d, true), relHeads);
+  Value q = mb.splitHeads(mb.linear(x, name("q_proj"), d, true), relHeads);
+  Value k = mb.splitHeads(mb.linear(x, name("k_proj"), d, true), relHeads);
   if (mb.failed())
-    return;
+    return {};
   // N[i,m] = clamp(i + offset_m, 0, L-1), a compile-time table.
   SmallVector<int64_t> table;
   for (int64_t i = 0; i < L; ++i)
@@ -268,10 +269,14 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
       mb.b, mb.loc,
       RankedTensorType::get({B, L, nb * relHeads}, mb.b.getF32Type()), rel,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  Value projected = mb.linear(z, "model_dim_proj", d, true);
+  Value projected = mb.linear(z, name("model_dim_proj"), d, true);
+  return emitSymbolicAttention(mb, name("symbolic_attention."), projected, d,
+                               symHeads, symbols, dropout, symScale);
+}
+
+void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
   mb.output("symbols",
-            emitSymbolicAttention(mb, "symbolic_attention.", projected, d,
-                                  symHeads, symbols, dropout, symScale));
+            emitRelationalSymbolicAttentionFromKwargs(mb, "", streamInput(mb)));
 }
 
 Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,

@@ -176,9 +176,13 @@ void buildVisionTransformer(ModelBuilder &mb) {
   if (!s)
     return;
   Value x = s->x;
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l)
-    x = encoderBlock(mb, c, p, "encoder_blocks." + std::to_string(l) + ".", x,
-                     {}, {});
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    std::string block = "encoder_blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("block" + std::to_string(l), [&] {
+      return SmallVector<Value>{encoderBlock(mb, c, p, block, x, {}, {})};
+    });
+    x = r.empty() ? Value() : r[0];
+  }
   visionHead(mb, *s, x, c.dModel);
 }
 
@@ -190,12 +194,12 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   c.causal = false;
   if (mb.failed())
     return;
-  if (!llvm::is_contained(
-          {"symbolic_attention", "positional_symbols", "position_relative"},
-          retrieval)) {
+  if (!llvm::is_contained({"symbolic_attention", "positional_symbols",
+                           "position_relative", "rel_sym_attn"},
+                          retrieval)) {
     mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
-             "' is not supported by this frontend yet (symbolic_attention, "
-             "positional_symbols, position_relative)");
+             "' (symbolic_attention, positional_symbols, position_relative, "
+             "rel_sym_attn)");
     return;
   }
   std::optional<VisionStream> s = visionInput(mb, c.dModel);
@@ -203,20 +207,28 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
     return;
   Value x = s->x;
   // One retriever shared by every layer, re-applied to the current stream.
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+  auto layer = [&](int64_t l) -> Value {
     Value symbols;
     mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
       if (retrieval == "symbolic_attention")
         symbols = emitSymbolicAttentionFromKwargs(mb, "symbol_retriever.", x);
-      else if (retrieval == "positional_symbols") {
+      else if (retrieval == "rel_sym_attn")
+        symbols = emitRelationalSymbolicAttentionFromKwargs(
+            mb, "symbol_retriever.", x);
+      else if (retrieval == "positional_symbols")
         symbols =
             emitPositionalSymbols(mb, "symbol_retriever.", s->batch, s->tokens);
-      } else {
+      else
         symbols = emitRelativeSymbols(mb, "symbol_retriever.", s->tokens);
-      }
     });
-    x = dualEncoderBlock(mb, c, "encoder_blocks." + std::to_string(l) + ".", x,
-                         symbols, {}, {});
+    return dualEncoderBlock(mb, c, "encoder_blocks." + std::to_string(l) + ".",
+                            x, symbols, {}, {});
+  };
+  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
+    SmallVector<Value> r = mb.outlined("layer" + std::to_string(l), [&] {
+      return SmallVector<Value>{layer(l)};
+    });
+    x = r.empty() ? Value() : r[0];
   }
   visionHead(mb, *s, x, c.dModel);
 }
