@@ -32,6 +32,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <set>
+
 using namespace llvm;
 using namespace mlir;
 
@@ -53,6 +55,55 @@ buildModelModule(MLIRContext &ctx, const ModelConfig &config,
   if (module)
     signature = builder.signature();
   return module;
+}
+
+/// The language models also get a one-token decode step with caches
+/// (`--generate` in the program): built from the same kwargs and weights,
+/// with its functions renamed (step, step_*) and moved into `module`.
+static bool hasDecodeStep(const ModelConfig &config) {
+  // Softmax relations are normalized over every key, future ones included
+  // (spec §3.3): token t's output depends on later tokens, so there is no
+  // causal decode step to build.
+  if (const json::Object *ra = config.kwargs.getObject("ra_kwargs"))
+    if (ra->getString("rel_activation") == "softmax")
+      return false;
+  return (config.module == "TransformerLM" ||
+          config.module == "DualAttnTransformerLM") &&
+         config.findInput("idx") && config.wantsOutput("logits");
+}
+
+static Error addDecodeStep(MLIRContext &ctx, ModuleOp module,
+                           const ModelConfig &config, WeightSource &weights,
+                           std::vector<SignatureEntry> &signature) {
+  ModelConfig step = config;
+  step.decodeStep = true;
+  int64_t batch = config.findInput("idx")->shape.at(0);
+  step.inputs = {{"idx", {batch, 1}, "int64"}};
+  std::vector<int64_t> logits;
+  for (const TensorSpec &out : config.outputs)
+    if (out.name == "logits")
+      logits = out.shape;
+  if (logits.size() != 3)
+    return createStringError("%s: outputs.logits: expected [B, T, vocab]",
+                             config.path.c_str());
+  step.outputs = {{"logits", {batch, 1, logits[2]}, "float32"}};
+  auto stepModule = buildModelModule(ctx, step, weights, signature);
+  if (!stepModule)
+    return stepModule.takeError();
+  SymbolTable symbols(**stepModule);
+  for (auto fn : llvm::make_early_inc_range(
+           (*stepModule)->getBody()->getOps<func::FuncOp>())) {
+    std::string name = fn.getSymName() == "forward"
+                           ? "step"
+                           : ("step_" + fn.getSymName()).str();
+    if (failed(symbols.rename(fn, name)))
+      return createStringError("internal error: cannot rename %s",
+                               fn.getSymName().str().c_str());
+  }
+  for (auto fn : llvm::make_early_inc_range(
+           (*stepModule)->getBody()->getOps<func::FuncOp>()))
+    fn->moveBefore(module.getBody(), module.getBody()->end());
+  return Error::success();
 }
 
 /// Writes `text` to `path` through a temporary renamed into place.
@@ -162,8 +213,9 @@ static Error writeWeights(StringRef path, WeightSource &weights,
                           const std::vector<SignatureEntry> &signature) {
   std::vector<std::vector<float>> storage;
   std::vector<TensorToWrite> tensors;
+  std::set<std::string> written; // forward and step share their weights
   for (const SignatureEntry &e : signature) {
-    if (e.kind != SignatureEntry::Weight)
+    if (e.kind != SignatureEntry::Weight || !written.insert(e.name).second)
       continue;
     int64_t n = 1;
     for (int64_t d : e.shape)
@@ -199,10 +251,15 @@ Error compileModel(const CompileOptions &options) {
   DialectRegistry registry;
   registerDriverDialects(registry);
   MLIRContext ctx(registry);
-  std::vector<SignatureEntry> signature;
+  std::vector<SignatureEntry> signature, stepSignature;
   auto module = buildModelModule(ctx, *config, *weights, signature);
   if (!module)
     return module.takeError();
+  bool step = hasDecodeStep(*config);
+  if (step)
+    if (Error e =
+            addDecodeStep(ctx, **module, *config, *weights, stepSignature))
+      return e;
 
   if (options.emit == "mlir")
     return writeAtomically(options.outputPath,
@@ -219,7 +276,8 @@ Error compileModel(const CompileOptions &options) {
       return createStringError("%s: internal error: lowering failed:\n%s",
                                options.configPath.c_str(), diagnostics.c_str());
   }
-  if (Error e = addProgramEntry(**module, signature))
+  if (Error e =
+          addProgramEntry(**module, signature, step ? &stepSignature : nullptr))
     return e;
 
   llvm::LLVMContext llvmCtx;
@@ -249,7 +307,9 @@ Error compileModel(const CompileOptions &options) {
   if (Error e = linkProgram(object, tmpExe))
     return e;
   std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
-  if (Error e = writeWeights(weightsPath, *weights, signature))
+  std::vector<SignatureEntry> all = signature;
+  all.insert(all.end(), stepSignature.begin(), stepSignature.end());
+  if (Error e = writeWeights(weightsPath, *weights, all))
     return e;
   if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {
     sys::fs::remove(weightsPath);

@@ -20,7 +20,8 @@ using namespace mlir;
 
 namespace dat {
 
-static std::string manifestJson(const std::vector<SignatureEntry> &signature) {
+static json::Object
+signatureJson(const std::vector<SignatureEntry> &signature) {
   json::Array args, results;
   for (const SignatureEntry &e : signature) {
     json::Object o{{"name", e.name},
@@ -30,55 +31,70 @@ static std::string manifestJson(const std::vector<SignatureEntry> &signature) {
       results.push_back(std::move(o));
       continue;
     }
-    o["kind"] = e.kind == SignatureEntry::Weight ? "weight" : "input";
+    o["kind"] = e.kind == SignatureEntry::Weight  ? "weight"
+                : e.kind == SignatureEntry::Cache ? "cache"
+                                                  : "input";
     if (e.range)
       o["range"] = json::Array({e.range->first, e.range->second});
     args.push_back(std::move(o));
   }
-  std::string text;
-  raw_string_ostream os(text);
-  os << json::Value(
-      json::Object{{"args", std::move(args)}, {"results", std::move(results)}});
-  return text;
+  return json::Object{{"args", std::move(args)},
+                      {"results", std::move(results)}};
 }
 
-Error addProgramEntry(ModuleOp module,
-                      const std::vector<SignatureEntry> &signature) {
-  auto forward = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_forward");
-  if (!forward)
-    return createStringError("internal error: no _mlir_ciface_forward after "
-                             "lowering");
+/// `symbol(void **argv)`: unpacks the pointer array into a call of the
+/// C-interface function `ciface`.
+static Error addEntry(ModuleOp module, StringRef ciface, StringRef symbol) {
+  auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(ciface);
+  if (!target)
+    return createStringError("internal error: no %s after lowering",
+                             ciface.str().c_str());
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = module.getLoc();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
-
-  std::string manifest = manifestJson(signature);
-  manifest.push_back('\0');
-  auto arrayTy =
-      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), manifest.size());
-  LLVM::GlobalOp::create(b, loc, arrayTy, /*isConstant=*/true,
-                         LLVM::Linkage::External, DAT_MANIFEST_SYMBOL,
-                         b.getStringAttr(manifest));
-
   auto entryTy =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
-  auto entry = LLVM::LLVMFuncOp::create(b, loc, DAT_ENTRY_SYMBOL, entryTy);
+  auto entry = LLVM::LLVMFuncOp::create(b, loc, symbol, entryTy);
   Block *body = entry.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> operands;
-  unsigned n = forward.getFunctionType().getNumParams();
+  unsigned n = target.getFunctionType().getNumParams();
   for (unsigned i = 0; i < n; ++i) {
-    if (forward.getFunctionType().getParamType(i) != ptr)
-      return createStringError("internal error: _mlir_ciface_forward takes a "
-                               "non-pointer argument %u",
-                               i);
+    if (target.getFunctionType().getParamType(i) != ptr)
+      return createStringError("internal error: %s takes a non-pointer "
+                               "argument %u",
+                               ciface.str().c_str(), i);
     Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, body->getArgument(0),
                                      ArrayRef<LLVM::GEPArg>{int32_t(i)});
     operands.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
   }
-  LLVM::CallOp::create(b, loc, forward, operands);
+  LLVM::CallOp::create(b, loc, target, operands);
   LLVM::ReturnOp::create(b, loc, ValueRange());
+  return Error::success();
+}
+
+Error addProgramEntry(ModuleOp module,
+                      const std::vector<SignatureEntry> &signature,
+                      const std::vector<SignatureEntry> *stepSignature) {
+  json::Object manifestObject = signatureJson(signature);
+  if (stepSignature)
+    manifestObject["step"] = signatureJson(*stepSignature);
+  std::string manifest;
+  raw_string_ostream os(manifest);
+  os << json::Value(std::move(manifestObject));
+  manifest.push_back('\0');
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto arrayTy =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), manifest.size());
+  LLVM::GlobalOp::create(b, module.getLoc(), arrayTy, /*isConstant=*/true,
+                         LLVM::Linkage::External, DAT_MANIFEST_SYMBOL,
+                         b.getStringAttr(manifest));
+  if (Error e = addEntry(module, "_mlir_ciface_forward", DAT_ENTRY_SYMBOL))
+    return e;
+  if (stepSignature)
+    return addEntry(module, "_mlir_ciface_step", DAT_STEP_SYMBOL);
   return Error::success();
 }
 

@@ -48,6 +48,34 @@ Value ModelBuilder::addArgument(SignatureEntry entry) {
   return func.getBody().front().addArgument(type, loc);
 }
 
+void ModelBuilder::startDecoding(int64_t maxLength) {
+  decodeMax = maxLength;
+  Value p = addArgument({SignatureEntry::Input, "position", {1}, "int64"});
+  inputRange("position", 0, maxLength - 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value v = tensor::ExtractOp::create(b, loc, p, ValueRange{zero});
+  position = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+Value ModelBuilder::cached(StringRef name, Value fresh, unsigned axis) {
+  if (!decoding() || !fresh || failed())
+    return fresh;
+  auto t = cast<RankedTensorType>(fresh.getType());
+  std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+  shape[axis] = decodeMax;
+  Value cache = addArgument(
+      {SignatureEntry::Cache, ("cache." + name).str(), shape, "float32"});
+  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), sizes,
+      strides(shape.size(), b.getIndexAttr(1));
+  for (int64_t d : t.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  offsets[axis] = position;
+  Value updated = tensor::InsertSliceOp::create(b, loc, fresh, cache, offsets,
+                                                sizes, strides);
+  cacheOutputs.push_back({("cache." + name).str(), updated});
+  return updated;
+}
+
 void ModelBuilder::error(const Twine &message) {
   if (firstError.empty())
     firstError = message.str();
@@ -306,6 +334,13 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
     results.push_back(outputs[out.name]);
     entries.push_back({SignatureEntry::Output, out.name, out.shape, out.dtype});
   }
+  for (auto &[name, value] : cacheOutputs) {
+    results.push_back(value);
+    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+    entries.push_back({SignatureEntry::Output, name,
+                       std::vector<int64_t>(shape.begin(), shape.end()),
+                       "float32"});
+  }
   func::ReturnOp::create(b, loc, results);
   Block &body = func.getBody().front();
   func.setType(b.getFunctionType(body.getArgumentTypes(),
@@ -332,7 +367,12 @@ ModelBuilder::outlined(StringRef name,
   fn.setPrivate();
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
+  size_t firstCache = cacheOutputs.size();
   SmallVector<Value> results = body();
+  // Caches updated inside are returned too, and rebound to the call's results.
+  size_t numResults = results.size();
+  for (size_t i = firstCache; i < cacheOutputs.size(); ++i)
+    results.push_back(cacheOutputs[i].second);
   if (failed() || llvm::any_of(results, [](Value v) { return !v; })) {
     b.restoreInsertionPoint(caller);
     fn.erase();
@@ -374,7 +414,9 @@ ModelBuilder::outlined(StringRef name,
     fn.erase();
   b.restoreInsertionPoint(caller);
   auto call = func::CallOp::create(b, loc, it->second, captured.getArrayRef());
-  return SmallVector<Value>(call.getResults());
+  for (size_t i = firstCache; i < cacheOutputs.size(); ++i)
+    cacheOutputs[i].second = call.getResult(numResults + (i - firstCache));
+  return SmallVector<Value>(call.getResults().take_front(numResults));
 }
 
 Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {

@@ -37,10 +37,13 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 buildModelModule(mlir::MLIRContext &ctx, const ModelConfig &config,
                  WeightSource &weights, std::vector<SignatureEntry> &signature);
 
-/// Adds the program entry point and manifest (ProgramABI.h) to a module
-/// already lowered to the LLVM dialect.
-llvm::Error addProgramEntry(mlir::ModuleOp module,
-                            const std::vector<SignatureEntry> &signature);
+/// Adds the program entry points and manifest (ProgramABI.h) to a module
+/// already lowered to the LLVM dialect: `forward`, and the language models'
+/// decode `step` when `stepSignature` is given.
+llvm::Error
+addProgramEntry(mlir::ModuleOp module,
+                const std::vector<SignatureEntry> &signature,
+                const std::vector<SignatureEntry> *stepSignature = nullptr);
 
 /// `datc check`: compiles the golden case in `caseDir`, runs it on the
 /// case's inputs, compares every output with the case's tolerance and prints

@@ -35,6 +35,9 @@ struct ModelConfig {
   std::vector<TensorSpec> outputs;
   double rtol = 1e-4;
   double atol = 1e-5;
+  /// Build the one-token decode step of a language model instead of its
+  /// forward pass (see ModelBuilder::decoding).
+  bool decodeStep = false;
 
   const TensorSpec *findInput(llvm::StringRef name) const;
   bool wantsOutput(llvm::StringRef name) const;

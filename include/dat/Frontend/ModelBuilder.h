@@ -28,7 +28,9 @@ namespace dat {
 
 /// One argument or result of the generated function, in order.
 struct SignatureEntry {
-  enum Kind { Input, Weight, Output } kind;
+  /// Cache: a decode step's state (e.g. attention keys), zeroed by the
+  /// program at the start, passed in and returned updated at every step.
+  enum Kind { Input, Weight, Cache, Output } kind;
   std::string name; // without the input./output. prefix
   std::vector<int64_t> shape;
   std::string dtype; // "float32" | "int64"
@@ -96,6 +98,21 @@ public:
   outlined(llvm::StringRef name,
            llvm::function_ref<llvm::SmallVector<mlir::Value>()> body);
 
+  // Decode steps (config.decodeStep): the function runs one token at the
+  // global position `position` (input [1], int64) with the state of the
+  // earlier tokens in caches of `maxLength` entries.
+  bool decoding() const { return config.decodeStep; }
+  /// Enables decoding with caches of `maxLength` positions; declares the
+  /// position input. Call before building anything that uses it.
+  void startDecoding(int64_t maxLength);
+  int64_t decodeLength() const { return decodeMax; }
+  /// The decode step's position as an index (null when not decoding).
+  mlir::Value decodePosition() const { return position; }
+  /// Forward: returns `fresh`. Decoding: `fresh` (size 1 on `axis`) is
+  /// written at the position into the cache `name` (size maxLength on
+  /// `axis`), which the step returns updated; returns the whole cache.
+  mlir::Value cached(llvm::StringRef name, mlir::Value fresh, unsigned axis);
+
   void error(const llvm::Twine &message);
   bool failed() const { return !firstError.empty(); }
 
@@ -146,6 +163,10 @@ private:
   std::vector<SignatureEntry> entries;
   std::map<std::string, mlir::Value> weightArgs;
   std::map<std::string, mlir::Value> outputs;
+  // Decoding: the position, the cache length, updated caches by name.
+  mlir::Value position;
+  int64_t decodeMax = 0;
+  std::vector<std::pair<std::string, mlir::Value>> cacheOutputs;
   /// Outlined functions by their printed form (with a placeholder name).
   std::map<std::string, mlir::func::FuncOp> outlinedBodies;
   // The kwargs scope being read: the object, its path, the keys read.

@@ -7,12 +7,19 @@
 //
 //   extern "C" const char dat_manifest[];  // JSON, see below
 //   extern "C" void dat_entry(void **argv);
+//   extern "C" void dat_step(void **argv);  // language models only
 //
 // The manifest lists the model function's arguments and results in order:
 //
 //   {"args":    [{"name": "x", "kind": "input"|"weight", "dtype": "F32",
 //                 "shape": [2, 16, 64]}, ...],
-//    "results": [{"name": "y", "dtype": "F32", "shape": [...]}, ...]}
+//    "results": [{"name": "y", "dtype": "F32", "shape": [...]}, ...],
+//    "step":    {"args": [...], "results": [...]}}     // language models
+//
+// `dat_step` decodes one token: inputs `idx` [B, 1] and `position` [1],
+// args of kind "cache" (zeroed before the first step) and the weights;
+// results `logits` [B, 1, V] then every cache, updated, in the order of the
+// cache args (results named "cache.<name>").
 //
 // `argv[0]` points to the results (the memref descriptors of every result,
 // back to back) when there are results; the next entries point to one
@@ -26,6 +33,7 @@
 
 #define DAT_ENTRY_SYMBOL "dat_entry"
 #define DAT_MANIFEST_SYMBOL "dat_manifest"
+#define DAT_STEP_SYMBOL "dat_step"
 /// The sidecar file next to a program holding its weights.
 #define DAT_WEIGHTS_SUFFIX ".weights"
 

@@ -92,8 +92,10 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   Value v = mb.splitHeads(
       mb.linear(value, name("wv"), p.kvHeads * p.headDim, p.biasKV), p.kvHeads);
   q = mb.swapSeqHeads(applyRope(mb, q, ropeCos, ropeSin, p));
-  k = mb.swapSeqHeads(applyRope(mb, k, ropeCos, ropeSin, p));
-  v = mb.swapSeqHeads(v);
+  // A decode step attends to every cached key (masked past its position).
+  k = mb.cached((prefix + "k").str(),
+                mb.swapSeqHeads(applyRope(mb, k, ropeCos, ropeSin, p)), 2);
+  v = mb.cached((prefix + "v").str(), mb.swapSeqHeads(v), 2);
   if (mb.failed())
     return {};
 
@@ -104,7 +106,7 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   int64_t B = qt.getDimSize(0), Lq = qt.getDimSize(2), Lk = kt.getDimSize(2);
   Value o = mlir::dat::AttentionOp::create(
       mb.b, mb.loc, q, k, v, mb.emptyLike({B, p.nHeads, Lq, p.headDim}), scale,
-      causal, mask);
+      causal, mask, mb.decodePosition());
   AttentionResult r;
   r.out =
       mb.linear(mb.mergeHeads(o), name("wo"), p.nHeads * p.headDim, p.biasOut);

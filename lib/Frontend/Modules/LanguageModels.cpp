@@ -110,6 +110,10 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
     return std::nullopt;
   }
   int64_t T = it.getDimSize(1);
+  if (mb.decoding() && T != 1) {
+    mb.error(mb.config.path + ": inputs.idx: a decode step takes one token");
+    return std::nullopt;
+  }
   if (T > maxLen) {
     mb.error(mb.config.path + ": inputs.idx: sequence length " + Twine(T) +
              " exceeds kwargs.max_block_size " + Twine(maxLen));
@@ -121,6 +125,8 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
     return std::nullopt;
   }
   mb.inputRange("idx", 0, vocab - 1);
+  if (mb.decoding())
+    mb.startDecoding(maxLen);
   // The head is the embedding (tied): either key may hold it.
   mb.aliasWeight("layers.final_out.weight", "layers.token_embedder.weight");
   LMStream s;
@@ -128,16 +134,28 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
   s.length = T;
   s.x = embedTokens(mb, idx,
                     mb.weight("layers.token_embedder.weight", {vocab, d}));
+  // Rows [first, first + T) of a [maxLen, ·] table: the positions of this
+  // pass (0.., or the decode step's position).
+  auto rows = [&](Value table) -> Value {
+    if (!table)
+      return {};
+    int64_t w = cast<RankedTensorType>(table.getType()).getDimSize(1);
+    OpFoldResult first = mb.decoding() ? OpFoldResult(mb.decodePosition())
+                                       : OpFoldResult(mb.b.getIndexAttr(0));
+    return tensor::ExtractSliceOp::create(
+        mb.b, mb.loc, RankedTensorType::get({T, w}, mb.b.getF32Type()), table,
+        ArrayRef<OpFoldResult>{first, mb.b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{mb.b.getIndexAttr(T), mb.b.getIndexAttr(w)},
+        ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1)});
+  };
   if (posEnc == "pos_emb") {
-    Value pos = mb.weight("layers.positional_embedder.weight", {maxLen, d});
-    Value rows = tensor::ExtractSliceOp::create(
-        mb.b, mb.loc, RankedTensorType::get({T, d}, mb.b.getF32Type()), pos,
-        ValueRange{}, ValueRange{}, ValueRange{},
-        mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({T, d}),
-        mb.b.getDenseI64ArrayAttr({1, 1}));
-    s.x = addPositions(mb, s.x, rows);
+    s.x = addPositions(
+        mb, s.x,
+        rows(mb.weight("layers.positional_embedder.weight", {maxLen, d})));
   } else {
-    std::tie(s.cos, s.sin) = ropeTables(mb, ropeDim, T);
+    auto [cos, sin] = ropeTables(mb, ropeDim, maxLen);
+    s.cos = rows(cos);
+    s.sin = rows(sin);
   }
   return s;
 }

@@ -80,15 +80,20 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
     kr = mb.swapSeqHeads(mb.splitHeads(
         mb.linear(x, name("wk_rel"), relWidth, false), p.relations));
 
+  // A decode step attends to every cached key (masked past its position).
+  k = mb.cached((prefix + "k").str(), k, 2);
+  kr = mb.cached((prefix + "k_rel").str(), kr, 2);
+
   if (mb.failed() || !symbols)
     return {};
   auto st = cast<RankedTensorType>(symbols.getType());
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t L = xt.getDimSize(1);
+  int64_t keys = mb.decoding() ? mb.decodeLength() : L;
   bool shapeOk =
       p.relativeSymbols
           ? st.getRank() == 3 && st.getDimSize(0) == L &&
-                st.getDimSize(1) == L && st.getDimSize(2) == a.dModel
+                st.getDimSize(1) == keys && st.getDimSize(2) == a.dModel
           : st.getRank() == 3 && st.getDimSize(0) == xt.getDimSize(0) &&
                 st.getDimSize(1) == L && st.getDimSize(2) == a.dModel;
   if (!shapeOk) {
@@ -104,7 +109,7 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
       mb.linear(symbols, name("wv"), a.kvHeads * a.headDim, a.biasKV),
       a.kvHeads);
   if (!p.relativeSymbols)
-    sv = mb.swapSeqHeads(sv);
+    sv = mb.cached((prefix + "symbol_values").str(), mb.swapSeqHeads(sv), 2);
   Value wr = mb.weight(name("wr"), {a.nHeads, a.headDim, p.relations});
   if (mb.failed())
     return {};
@@ -114,7 +119,7 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   int64_t B = xt.getDimSize(0);
   auto ra = mlir::dat::RelationalAttentionOp::create(
       mb.b, mb.loc, mb.emptyLike({B, a.nHeads, L, a.headDim}).getType(), q, k,
-      qr, kr, sv, wr, /*mask=*/Value(), /*query_offset=*/Value(),
+      qr, kr, sv, wr, /*mask=*/Value(), mb.decodePosition(),
       mb.emptyLike({B, a.nHeads, L, a.headDim}), mb.b.getF32FloatAttr(scale),
       mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation), causal,
       p.relativeSymbols);

@@ -295,11 +295,14 @@ Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
       mb.weight((prefix + "symbol_library.weight").str(), {maxLength, dim});
   if (mb.failed())
     return {};
+  // Positions [first, first + L): 0.., or a decode step's position.
+  OpFoldResult first = mb.decoding() ? OpFoldResult(mb.decodePosition())
+                                     : OpFoldResult(mb.b.getIndexAttr(0));
   Value rows = tensor::ExtractSliceOp::create(
       mb.b, mb.loc, RankedTensorType::get({L, dim}, mb.b.getF32Type()), table,
-      ValueRange{}, ValueRange{}, ValueRange{},
-      mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({L, dim}),
-      mb.b.getDenseI64ArrayAttr({1, 1}));
+      ArrayRef<OpFoldResult>{first, mb.b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{mb.b.getIndexAttr(L), mb.b.getIndexAttr(dim)},
+      ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1)});
   return broadcastBatch(mb, rows, B);
 }
 
@@ -321,9 +324,11 @@ Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
                           {2 * maxRel + 1, dim});
   if (mb.failed())
     return {};
-  // s[i,j,:] = E[clamp(j − i, −M, M) + M]
+  // s[i,j,:] = E[clamp(j − i, −M, M) + M]; a decode step has the one row
+  // of its position against every cached key position.
   MLIRContext *ctx = mb.b.getContext();
-  SmallVector<int64_t> shape = {L, L, dim};
+  Value first = mb.decodePosition();
+  SmallVector<int64_t> shape = {L, mb.decoding() ? mb.decodeLength() : L, dim};
   Value out =
       linalg::GenericOp::create(
           mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
@@ -332,6 +337,8 @@ Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
           SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
           [&](OpBuilder &nb, Location nl, ValueRange) {
             Value i = linalg::IndexOp::create(nb, nl, 0);
+            if (first)
+              i = arith::AddIOp::create(nb, nl, i, first);
             Value j = linalg::IndexOp::create(nb, nl, 1);
             Value c = linalg::IndexOp::create(nb, nl, 2);
             Value m = arith::ConstantIndexOp::create(nb, nl, maxRel);

@@ -3,98 +3,52 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 // Loads the weights (mapped from the sidecar file) and the inputs named in
-// the manifest, calls the compiled model, and writes the outputs. Plain C++:
-// a program needs only the C/C++ runtime libraries.
+// the manifest, calls the compiled model, and writes the outputs; or, for a
+// language model, decodes tokens greedily (--generate). Plain C++: a program
+// needs only the C/C++ runtime libraries.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Program.h"
+
 #include "dat/Runtime/ProgramABI.h"
-#include "dat/Support/SafeTensors.h"
-#include "dat/Support/TinyJson.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 extern "C" const char dat_manifest[];
 extern "C" void dat_entry(void **argv);
 
+using namespace datrt;
+
 namespace {
-
-const char *gProgram = "program";
-
-[[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "%s: error: %s\n", gProgram, message.c_str());
-  std::exit(1);
-}
-
-struct Slot {
-  std::string name;
-  bool isWeight = false;
-  dat::DType dtype = dat::DType::F32;
-  std::vector<int64_t> shape;
-  bool hasRange = false;
-  int64_t lo = 0, hi = 0;
-};
-
-std::vector<Slot> readSlots(const dat::json::Value &list, bool args) {
-  std::vector<Slot> slots;
-  for (const dat::json::Value &v : list.array) {
-    Slot s;
-    s.name = v.get("name")->string;
-    if (args)
-      s.isWeight = v.get("kind")->string == "weight";
-    if (const dat::json::Value *r = v.get("range")) {
-      s.hasRange = true;
-      s.lo = r->array[0].integer;
-      s.hi = r->array[1].integer;
-    }
-    dat::parseDType(v.get("dtype")->string, s.dtype);
-    for (const dat::json::Value &d : v.get("shape")->array)
-      s.shape.push_back(d.integer);
-    slots.push_back(std::move(s));
-  }
-  return slots;
-}
-
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-/// A rank-r descriptor (3 + 2r words) of a contiguous row-major buffer.
-std::vector<int64_t> descriptor(const void *data,
-                                const std::vector<int64_t> &shape) {
-  size_t r = shape.size();
-  std::vector<int64_t> d(3 + 2 * r);
-  d[0] = d[1] = reinterpret_cast<int64_t>(data);
-  d[2] = 0;
-  int64_t stride = 1;
-  for (size_t i = r; i-- > 0;) {
-    d[3 + i] = shape[i];
-    d[3 + r + i] = stride;
-    stride *= shape[i];
-  }
-  return d;
-}
 
 void usage() {
   std::printf(
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
-      "          [--weights FILE] [--repeat N]\n\n"
+      "          [--weights FILE] [--repeat N] [--generate N [--full]]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
       "the model N times and reports the time per run. The weights default\n"
-      "to the file next to the program (<program>%s).\n",
+      "to the file next to the program (<program>%s).\n"
+      "Language models: --generate N decodes N tokens greedily after the\n"
+      "prompt input.idx [B, T0] with a KV cache; --full does the same with a\n"
+      "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n",
       gProgram, DAT_WEIGHTS_SUFFIX);
+}
+
+long countArg(const std::string &option, const std::string &v, long max) {
+  char *end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || n < 1 || n > max)
+    fail(option + " expects a count from 1 to " + std::to_string(max) +
+         ", got '" + v + "'");
+  return n;
 }
 
 } // namespace
@@ -102,7 +56,8 @@ void usage() {
 int main(int argc, char **argv) {
   gProgram = argv[0];
   std::string inputPath, outputPath, weightsPath;
-  long repeat = 0;
+  long repeat = 0, generateCount = 0;
+  bool full = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -116,30 +71,33 @@ int main(int argc, char **argv) {
       outputPath = value();
     else if (a == "--weights")
       weightsPath = value();
-    else if (a == "--repeat") {
-      std::string v = value();
-      char *end = nullptr;
-      repeat = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || repeat < 1 || repeat > 1000000)
-        fail("--repeat expects a count from 1 to 1000000, got '" + v + "'");
-    } else if (a == "--help" || a == "-h") {
+    else if (a == "--repeat")
+      repeat = countArg(a, value(), 1000000);
+    else if (a == "--generate")
+      generateCount = countArg(a, value(), 1000000);
+    else if (a == "--full")
+      full = true;
+    else if (a == "--help" || a == "-h") {
       usage();
       return 0;
     } else
       fail("unknown argument '" + a + "' (see --help)");
   }
+  if (full && !generateCount)
+    fail("--full only applies to --generate");
+  if (generateCount && (repeat || !outputPath.empty()))
+    fail("--generate prints tokens; it does not take --repeat or --output");
 
   dat::json::Value manifest;
   std::string error;
   if (!dat::json::parse(dat_manifest, manifest, error))
     fail("corrupt manifest: " + error);
-  std::vector<Slot> args = readSlots(*manifest.get("args"), true);
-  std::vector<Slot> results = readSlots(*manifest.get("results"), false);
+  Call forward(manifest, dat_entry);
 
   std::unique_ptr<dat::SafeTensorsFile> weights, inputs;
   bool needWeights = false, needInputs = false;
-  for (const Slot &s : args)
-    (s.isWeight ? needWeights : needInputs) = true;
+  for (const Slot &s : forward.args)
+    (s.kind == Slot::Weight ? needWeights : needInputs) = true;
   if (needWeights) {
     if (weightsPath.empty())
       weightsPath = std::string(argv[0]) + DAT_WEIGHTS_SUFFIX;
@@ -147,92 +105,40 @@ int main(int argc, char **argv) {
     if (!weights)
       fail(error);
   }
-  if (needInputs) {
+  if (needInputs || generateCount) {
     if (inputPath.empty())
       fail("--input is required (the model reads input tensors)");
     inputs = dat::SafeTensorsFile::open(inputPath, error);
     if (!inputs)
       fail(error);
   }
+  if (generateCount)
+    return generate(manifest, *weights, *inputs, generateCount, full);
 
-  std::vector<std::vector<int64_t>> descriptors;
-  for (const Slot &s : args) {
-    dat::SafeTensorsFile &file = s.isWeight ? *weights : *inputs;
-    std::string key = s.isWeight ? s.name : "input." + s.name;
-    const dat::TensorView *t = file.find(key);
-    if (!t)
-      fail(file.path() + ": missing tensor '" + key + "' (" +
-           dat::dtypeName(s.dtype) + " " + shapeString(s.shape) + ")");
-    if (t->dtype != s.dtype || t->shape != s.shape)
-      fail(file.path() + ": tensor '" + key + "' is " +
-           dat::dtypeName(t->dtype) + " " + shapeString(t->shape) +
-           ", the model was compiled for " + dat::dtypeName(s.dtype) + " " +
-           shapeString(s.shape));
-    if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
-      fail(file.path() + ": tensor '" + key + "' is not aligned");
-    if (s.hasRange && s.dtype == dat::DType::I64) {
-      // Integer inputs index tables: one out of range would read outside
-      // them, so it is an error here, not undefined behaviour later.
-      const int64_t *v = reinterpret_cast<const int64_t *>(t->data);
-      for (int64_t i = 0, n = t->numElements(); i < n; ++i)
-        if (v[i] < s.lo || v[i] > s.hi)
-          fail(file.path() + ": tensor '" + key + "' element " +
-               std::to_string(i) + " is " + std::to_string(v[i]) +
-               ", outside the accepted range [" + std::to_string(s.lo) + ", " +
-               std::to_string(s.hi) + "]");
-    }
-    descriptors.push_back(descriptor(t->data, t->shape));
-  }
-
-  size_t resultWords = 0;
-  for (const Slot &s : results)
-    resultWords += 3 + 2 * s.shape.size();
-  std::vector<int64_t> resultDescs(resultWords);
-  std::vector<void *> call;
-  if (!results.empty())
-    call.push_back(resultDescs.data());
-  for (std::vector<int64_t> &d : descriptors)
-    call.push_back(d.data());
-
-  auto runOnce = [&] { dat_entry(call.data()); };
-  runOnce();
+  for (size_t i = 0; i < forward.args.size(); ++i)
+    forward.bindChecked(
+        i, forward.args[i].kind == Slot::Weight ? *weights : *inputs,
+        forward.args[i].kind == Slot::Weight ? forward.args[i].name
+                                             : "input." + forward.args[i].name);
+  forward.run();
   if (repeat > 0) {
     auto start = std::chrono::steady_clock::now();
-    for (long i = 0; i < repeat; ++i)
-      runOnce();
+    for (long i = 0; i < repeat; ++i) {
+      forward.freeResults();
+      forward.run();
+    }
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
     std::printf("ran %ld times: %.4f ms per run\n", repeat, ms / repeat);
   }
 
-  // Results: copy each (possibly strided) memref into a contiguous buffer.
   std::vector<std::vector<uint8_t>> buffers;
   std::vector<dat::TensorToWrite> out;
-  size_t word = 0;
-  for (const Slot &s : results) {
-    size_t r = s.shape.size();
-    const int64_t *d = &resultDescs[word];
-    word += 3 + 2 * r;
-    size_t elt = dat::dtypeSize(s.dtype);
-    int64_t n = 1;
-    for (int64_t dim : s.shape)
-      n *= dim;
-    std::vector<uint8_t> buf(n * elt);
-    const uint8_t *base = reinterpret_cast<const uint8_t *>(d[1]) + d[2] * elt;
-    std::vector<int64_t> idx(r, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t off = 0;
-      for (size_t k = 0; k < r; ++k)
-        off += idx[k] * d[3 + r + k];
-      std::memcpy(&buf[i * elt], base + off * elt, elt);
-      for (size_t k = r; k-- > 0;)
-        if (++idx[k] < s.shape[k])
-          break;
-        else
-          idx[k] = 0;
-    }
-    buffers.push_back(std::move(buf));
+  for (size_t r = 0; r < forward.results.size(); ++r) {
+    const Slot &s = forward.results[r];
+    buffers.emplace_back(s.numElements() * dat::dtypeSize(s.dtype));
+    forward.copyResult(r, buffers.back().data());
     out.push_back(
         {"output." + s.name, s.dtype, s.shape, buffers.back().data()});
   }

@@ -1,0 +1,177 @@
+//===- Program.cpp - calling a compiled model from a program --------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace datrt {
+
+const char *gProgram = "program";
+
+void fail(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n", gProgram, message.c_str());
+  std::exit(1);
+}
+
+int64_t Slot::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+static std::vector<Slot> readSlots(const dat::json::Value *list, bool args) {
+  if (!list)
+    fail("corrupt manifest: a function without args or results");
+  std::vector<Slot> slots;
+  for (const dat::json::Value &v : list->array) {
+    Slot s;
+    s.name = v.get("name")->string;
+    s.kind = Slot::Result;
+    if (args) {
+      const std::string &kind = v.get("kind")->string;
+      s.kind = kind == "weight"  ? Slot::Weight
+               : kind == "cache" ? Slot::Cache
+                                 : Slot::Input;
+    }
+    if (const dat::json::Value *r = v.get("range")) {
+      s.hasRange = true;
+      s.lo = r->array[0].integer;
+      s.hi = r->array[1].integer;
+    }
+    dat::parseDType(v.get("dtype")->string, s.dtype);
+    for (const dat::json::Value &d : v.get("shape")->array)
+      s.shape.push_back(d.integer);
+    slots.push_back(std::move(s));
+  }
+  return slots;
+}
+
+/// A rank-r descriptor (3 + 2r words) of a contiguous row-major buffer.
+static std::vector<int64_t> descriptor(const void *data,
+                                       const std::vector<int64_t> &shape) {
+  size_t r = shape.size();
+  std::vector<int64_t> d(3 + 2 * r);
+  d[0] = d[1] = reinterpret_cast<int64_t>(data);
+  d[2] = 0;
+  int64_t stride = 1;
+  for (size_t i = r; i-- > 0;) {
+    d[3 + i] = shape[i];
+    d[3 + r + i] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+
+Call::Call(const dat::json::Value &section, void (*entry)(void **))
+    : args(readSlots(section.get("args"), true)),
+      results(readSlots(section.get("results"), false)), entry(entry) {
+  argDescs.resize(args.size());
+  size_t words = 0;
+  for (const Slot &s : results) {
+    resultOffsets.push_back(words);
+    words += 3 + 2 * s.shape.size();
+  }
+  resultDescs.resize(words);
+}
+
+void Call::bind(size_t i, const void *data) {
+  argDescs[i] = descriptor(data, args[i].shape);
+}
+
+void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
+                       const std::string &key) {
+  const Slot &s = args[i];
+  const dat::TensorView *t = file.find(key);
+  if (!t)
+    fail(file.path() + ": missing tensor '" + key + "' (" +
+         dat::dtypeName(s.dtype) + " " + shapeString(s.shape) + ")");
+  if (t->dtype != s.dtype || t->shape != s.shape)
+    fail(file.path() + ": tensor '" + key + "' is " + dat::dtypeName(t->dtype) +
+         " " + shapeString(t->shape) + ", the model was compiled for " +
+         dat::dtypeName(s.dtype) + " " + shapeString(s.shape));
+  if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
+    fail(file.path() + ": tensor '" + key + "' is not aligned");
+  if (s.hasRange && s.dtype == dat::DType::I64) {
+    // Integer inputs index tables: one out of range would read outside
+    // them, so it is an error here, not undefined behaviour later.
+    const int64_t *v = reinterpret_cast<const int64_t *>(t->data);
+    for (int64_t k = 0, n = t->numElements(); k < n; ++k)
+      if (v[k] < s.lo || v[k] > s.hi)
+        fail(file.path() + ": tensor '" + key + "' element " +
+             std::to_string(k) + " is " + std::to_string(v[k]) +
+             ", outside the accepted range [" + std::to_string(s.lo) + ", " +
+             std::to_string(s.hi) + "]");
+  }
+  bind(i, t->data);
+}
+
+void Call::bindWeights(const dat::SafeTensorsFile &weights) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == Slot::Weight)
+      bindChecked(i, weights, args[i].name);
+}
+
+void Call::run() {
+  std::vector<void *> ptrs;
+  if (!results.empty())
+    ptrs.push_back(resultDescs.data());
+  for (std::vector<int64_t> &d : argDescs) {
+    if (d.empty())
+      fail("internal error: an argument of the model is not bound");
+    ptrs.push_back(d.data());
+  }
+  entry(ptrs.data());
+}
+
+void Call::copyResult(size_t r, void *out) const {
+  const Slot &s = results[r];
+  size_t rank = s.shape.size();
+  const int64_t *d = &resultDescs[resultOffsets[r]];
+  size_t elt = dat::dtypeSize(s.dtype);
+  const uint8_t *base = reinterpret_cast<const uint8_t *>(d[1]) + d[2] * elt;
+  uint8_t *dst = static_cast<uint8_t *>(out);
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t i = 0, n = s.numElements(); i < n; ++i) {
+    int64_t off = 0;
+    for (size_t k = 0; k < rank; ++k)
+      off += idx[k] * d[3 + rank + k];
+    std::memcpy(dst + i * elt, base + off * elt, elt);
+    for (size_t k = rank; k-- > 0;)
+      if (++idx[k] < s.shape[k])
+        break;
+      else
+        idx[k] = 0;
+  }
+}
+
+void Call::freeResults() {
+  std::set<int64_t> bound;
+  for (const std::vector<int64_t> &d : argDescs)
+    bound.insert(d[0]);
+  // A result that is a constant (memref.get_global) carries MLIR's marker
+  // 0xdeadbeef as its allocated pointer: not heap memory.
+  std::set<int64_t> freed = {0, 0xdeadbeef};
+  for (size_t offset : resultOffsets) {
+    int64_t allocated = resultDescs[offset];
+    if (!bound.count(allocated) && freed.insert(allocated).second)
+      std::free(reinterpret_cast<void *>(allocated));
+  }
+}
+
+} // namespace datrt
