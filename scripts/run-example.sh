@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: builds dat, compiles the example DAT language model
 # (examples/tiny-dat-lm.json, seeded random weights) into a CPU program and
-# runs it on example token ids, printing the logits' shape and checksums.
+# runs it on example token ids: the logits' shape and checksums, the top-5
+# next tokens, the time per forward pass, then 8 tokens decoded greedily
+# with the KV cache.
 #   scripts/run-example.sh            the model example
 #   scripts/run-example.sh FILE.mlir  an .mlir example through dat-opt's CPU
 #                                     pipeline and mlir-runner instead
@@ -24,5 +26,7 @@ prog="$build/examples/tiny-dat-lm"
 echo "== datc compile examples/tiny-dat-lm.json --random-weights 0 -o $prog" >&2
 "$build/bin/datc" compile "$root/examples/tiny-dat-lm.json" --random-weights 0 \
   -o "$prog"
-echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors" >&2
-"$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --repeat 3
+echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors --top 5 --repeat 3" >&2
+"$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --top 5 --repeat 3
+echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors --generate 8" >&2
+"$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --generate 8

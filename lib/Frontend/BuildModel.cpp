@@ -23,6 +23,8 @@ constexpr ModuleEntry kModules[] = {
     {"Grid + Encoder", buildApeGridEncoder},
     {"Branching + SelfMHA", buildApeBranchingSelfMHA},
     {"Branching + Encoder", buildApeBranchingEncoder},
+    {"Seq2SeqTransformer", buildSeq2SeqTransformer},
+    {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"EncoderBlock", buildEncoderBlock},

@@ -15,9 +15,10 @@ using namespace mlir;
 
 namespace dat {
 
-BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault) {
+BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault,
+                            std::optional<int64_t> dModel) {
   BlockCommon c;
-  c.dModel = mb.intArg("d_model");
+  c.dModel = dModel ? *dModel : mb.intArg("d_model");
   c.dff = mb.optIntArg("dff");
   mb.floatArg("dropout_rate", 0.0); // the identity at inference
   c.activation = mb.stringArg("activation", "relu");
@@ -96,15 +97,17 @@ AttentionParams blockAttention(ModelBuilder &mb, StringRef kwargsKey, int64_t d,
 /// (norm3).
 static Value crossAttentionAndFeedForward(ModelBuilder &mb,
                                           const BlockCommon &c,
-                                          const AttentionParams &cross, Value x,
+                                          const AttentionParams &cross,
+                                          StringRef prefix, Value x,
                                           Value context) {
-  x = residual(mb, c, x, "norm2", [&](Value h) {
-    return emitAttention(mb, cross, "cross_attn.", h, context, context, {}, {},
-                         false, false)
+  std::string pre = prefix.str();
+  x = residual(mb, c, x, pre + "norm2", [&](Value h) {
+    return emitAttention(mb, cross, pre + "cross_attn.", h, context, context,
+                         {}, {}, false, false)
         .out;
   });
-  return residual(mb, c, x, "norm3",
-                  [&](Value h) { return feedForward(mb, c, h); });
+  return residual(mb, c, x, pre + "norm3",
+                  [&](Value h) { return feedForward(mb, c, h, pre); });
 }
 
 Value encoderBlock(ModelBuilder &mb, const BlockCommon &c,
@@ -132,34 +135,80 @@ Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c, StringRef prefix,
                   [&](Value h) { return feedForward(mb, c, h, pre); });
 }
 
-void buildEncoderBlock(ModelBuilder &mb) {
-  BlockCommon c = readBlockCommon(mb, false);
+EncoderParams readEncoderParams(ModelBuilder &mb,
+                                std::optional<int64_t> dModel) {
+  EncoderParams e;
+  e.c = readBlockCommon(mb, false, dModel);
   int64_t heads = mb.intArg("n_heads");
-  if (mb.failed())
-    return;
-  AttentionParams p =
-      blockAttention(mb, "attn_kwargs", c.dModel, heads, c.bias, true);
-  mb.boolCall("need_weights", false);
-  auto [cos, sin] = ropeInputs(mb);
-  mb.output("y", encoderBlock(mb, c, p, "", mb.input("x"), cos, sin));
+  if (!mb.failed())
+    e.attn =
+        blockAttention(mb, "attn_kwargs", e.c.dModel, heads, e.c.bias, true);
+  return e;
 }
 
-void buildDecoderBlock(ModelBuilder &mb) {
-  BlockCommon c = readBlockCommon(mb, false);
+DecoderParams readDecoderParams(ModelBuilder &mb,
+                                std::optional<int64_t> dModel) {
+  DecoderParams d;
+  d.c = readBlockCommon(mb, false, dModel);
   int64_t heads = mb.intArg("n_heads");
   mb.intArg("n_heads_cross"); // ignored by the reference (spec §6.1)
   if (mb.failed())
-    return;
-  AttentionParams self = makeAttentionParams(mb, c.dModel, heads, heads);
-  self.biasOut = c.bias;
-  AttentionParams cross = self; // built with n_heads, not n_heads_cross
-  Value x = mb.input("x"), context = mb.input("context");
-  x = residual(mb, c, x, "norm1", [&](Value h) {
-    return emitAttention(mb, self, "self_attn.", h, h, h, {}, {}, c.causal,
-                         false)
+    return d;
+  d.self = makeAttentionParams(mb, d.c.dModel, heads, heads);
+  d.self.biasOut = d.c.bias;
+  d.cross = d.self; // built with n_heads, not n_heads_cross
+  return d;
+}
+
+Value decoderBlock(ModelBuilder &mb, const DecoderParams &d, StringRef prefix,
+                   Value x, Value context) {
+  std::string pre = prefix.str();
+  x = residual(mb, d.c, x, pre + "norm1", [&](Value h) {
+    return emitAttention(mb, d.self, pre + "self_attn.", h, h, h, {}, {},
+                         d.c.causal, false)
         .out;
   });
-  mb.output("y", crossAttentionAndFeedForward(mb, c, cross, x, context));
+  return crossAttentionAndFeedForward(mb, d.c, d.cross, prefix, x, context);
+}
+
+DualDecoderParams readDualDecoderParams(ModelBuilder &mb,
+                                        std::optional<int64_t> dModel) {
+  DualDecoderParams d;
+  d.c = readBlockCommon(mb, true, dModel);
+  int64_t crossHeads = mb.intArg("n_heads_cross");
+  if (!mb.failed())
+    d.cross = blockAttention(mb, "cross_kwargs", d.c.dModel, crossHeads,
+                             std::nullopt, false);
+  return d;
+}
+
+Value dualDecoderBlock(ModelBuilder &mb, const DualDecoderParams &d,
+                       StringRef prefix, Value x, Value context,
+                       Value symbols) {
+  std::string pre = prefix.str();
+  // The dual self-attention of the decoder takes no RoPE (spec §6.2).
+  x = residual(mb, d.c, x, pre + "norm1", [&](Value h) {
+    return emitDualAttention(mb, pre + "dual_attn.", h, symbols, {}, {},
+                             d.c.causal, false, "dropout_rate")
+        .out;
+  });
+  return crossAttentionAndFeedForward(mb, d.c, d.cross, prefix, x, context);
+}
+
+void buildEncoderBlock(ModelBuilder &mb) {
+  EncoderParams e = readEncoderParams(mb);
+  if (mb.failed())
+    return;
+  mb.boolCall("need_weights", false);
+  auto [cos, sin] = ropeInputs(mb);
+  mb.output("y", encoderBlock(mb, e.c, e.attn, "", mb.input("x"), cos, sin));
+}
+
+void buildDecoderBlock(ModelBuilder &mb) {
+  DecoderParams d = readDecoderParams(mb);
+  if (mb.failed())
+    return;
+  mb.output("y", decoderBlock(mb, d, "", mb.input("x"), mb.input("context")));
 }
 
 void buildDualAttnEncoderBlock(ModelBuilder &mb) {
@@ -170,21 +219,12 @@ void buildDualAttnEncoderBlock(ModelBuilder &mb) {
 }
 
 void buildDualAttnDecoderBlock(ModelBuilder &mb) {
-  BlockCommon c = readBlockCommon(mb, true);
-  int64_t crossHeads = mb.intArg("n_heads_cross");
+  DualDecoderParams d = readDualDecoderParams(mb);
   Value x = mb.input("x"), context = mb.input("context"),
         symbols = mb.input("symbols");
   if (mb.failed())
     return;
-  AttentionParams cross = blockAttention(mb, "cross_kwargs", c.dModel,
-                                         crossHeads, std::nullopt, false);
-  // The dual self-attention of the decoder takes no RoPE (spec §6.2).
-  x = residual(mb, c, x, "norm1", [&](Value h) {
-    return emitDualAttention(mb, "dual_attn.", h, symbols, {}, {}, c.causal,
-                             false, "dropout_rate")
-        .out;
-  });
-  mb.output("y", crossAttentionAndFeedForward(mb, c, cross, x, context));
+  mb.output("y", dualDecoderBlock(mb, d, "", x, context, symbols));
 }
 
 } // namespace dat

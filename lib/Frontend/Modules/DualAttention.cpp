@@ -45,7 +45,10 @@ DualAttentionResult emitDualAttention(ModelBuilder &mb, StringRef prefix,
                                       Value x, Value symbols, Value cos,
                                       Value sin, bool causal, bool wantWeights,
                                       StringRef dropoutKey) {
-  int64_t dModel = mb.intArg("d_model");
+  if (mb.failed() || !x)
+    return {};
+  // The model width is the stream's (the enclosing module reads d_model).
+  int64_t dModel = cast<RankedTensorType>(x.getType()).getShape().back();
   int64_t nSA = mb.intArg("n_heads_sa");
   int64_t nRA = mb.intArg("n_heads_ra");
   mb.floatArg(dropoutKey, 0.0); // the identity at inference
@@ -116,9 +119,19 @@ DualAttentionResult emitDualAttention(ModelBuilder &mb, StringRef prefix,
 }
 
 void buildDualAttentionModule(ModelBuilder &mb) {
+  int64_t dModel = mb.intArg("d_model");
   bool causal = mb.boolCall("is_causal", false);
   mb.boolCall("need_weights", false);
   Value x = mb.input("x"), symbols = mb.input("symbols");
+  if (mb.failed() || !x)
+    return;
+  if (cast<RankedTensorType>(x.getType()).getShape().back() != dModel) {
+    mb.error(mb.config.path +
+             ": inputs.x: the last dimension must be "
+             "kwargs.d_model " +
+             Twine(dModel));
+    return;
+  }
   auto [cos, sin] = ropeInputs(mb);
   bool want = mb.wantsOutput("sa_attn_scores") ||
               mb.wantsOutput("ra_attn_scores") ||

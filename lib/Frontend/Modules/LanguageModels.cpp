@@ -20,8 +20,7 @@ using namespace mlir;
 
 namespace dat {
 
-/// x[b,t,:] = table[idx[b,t], :]; ids are range-checked by the program.
-static Value embedTokens(ModelBuilder &mb, Value idx, Value table) {
+Value embedTokens(ModelBuilder &mb, Value idx, Value table) {
   auto it = cast<RankedTensorType>(idx.getType());
   auto tt = cast<RankedTensorType>(table.getType());
   SmallVector<int64_t> shape = {it.getDimSize(0), it.getDimSize(1),
@@ -68,8 +67,7 @@ static std::pair<Value, Value> ropeTables(ModelBuilder &mb, int64_t dim,
           mb.derivedWeight("rope.freqs_sin", shape, {}, table(false))};
 }
 
-/// x + table[0:T] broadcast over the batch.
-static Value addPositions(ModelBuilder &mb, Value x, Value table) {
+Value addPositions(ModelBuilder &mb, Value x, Value table, float scale) {
   auto xt = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = mb.b.getContext();
   AffineExpr b, t, d;
@@ -81,10 +79,15 @@ static Value addPositions(ModelBuilder &mb, Value x, Value table) {
                                  AffineMap::get(3, 0, {t, d}, ctx),
                                  AffineMap::getMultiDimIdentityMap(3, ctx)},
              SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location nl, ValueRange args) {
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = args[0];
+               if (scale != 1.0f)
+                 x = arith::MulFOp::create(
+                     nb, nl, x,
+                     arith::ConstantOp::create(nb, nl,
+                                               nb.getF32FloatAttr(scale)));
                linalg::YieldOp::create(
-                   nb, nl,
-                   Value(arith::AddFOp::create(nb, nl, args[0], args[1])));
+                   nb, nl, Value(arith::AddFOp::create(nb, nl, x, args[1])));
              })
       .getResult(0);
 }

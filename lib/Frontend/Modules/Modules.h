@@ -106,6 +106,8 @@ void buildApeSequentialEncoder(ModelBuilder &mb);
 void buildApeGridEncoder(ModelBuilder &mb);
 void buildApeBranchingSelfMHA(ModelBuilder &mb);
 void buildApeBranchingEncoder(ModelBuilder &mb);
+void buildSeq2SeqTransformer(ModelBuilder &mb);
+void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
 /// The kwargs every block takes (spec §6), as the blocks and the models
 /// that build them pass them.
@@ -115,9 +117,45 @@ struct BlockCommon {
   std::string activation, normType;
   bool normFirst = false, bias = true, causal = false;
 };
-BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault);
+/// The kwargs every block takes; `dModel`, when given, is passed by the
+/// enclosing model instead of read (e.g. Block(d_model, **encoder_kwargs)).
+BlockCommon readBlockCommon(ModelBuilder &mb, bool causalDefault,
+                            std::optional<int64_t> dModel = std::nullopt);
 mlir::Value blockNorm(ModelBuilder &mb, const BlockCommon &c, mlir::Value x,
                       llvm::StringRef name);
+/// x[b,t,:] = table[idx[b,t], :]; ids are range-checked by the program.
+mlir::Value embedTokens(ModelBuilder &mb, mlir::Value idx, mlir::Value table);
+/// scale·x + rows[t, :] broadcast over the batch (x [B,T,d], rows [T,d]).
+mlir::Value addPositions(ModelBuilder &mb, mlir::Value x, mlir::Value rows,
+                         float scale = 1.0f);
+/// EncoderBlock's kwargs (n_heads, attn_kwargs and the common ones).
+struct EncoderParams {
+  BlockCommon c;
+  AttentionParams attn;
+};
+EncoderParams readEncoderParams(ModelBuilder &mb,
+                                std::optional<int64_t> dModel = std::nullopt);
+/// DecoderBlock: causal or not self-attention, cross-attention, FFN.
+struct DecoderParams {
+  BlockCommon c;
+  AttentionParams self, cross;
+};
+DecoderParams readDecoderParams(ModelBuilder &mb,
+                                std::optional<int64_t> dModel = std::nullopt);
+mlir::Value decoderBlock(ModelBuilder &mb, const DecoderParams &d,
+                         llvm::StringRef prefix, mlir::Value x,
+                         mlir::Value context);
+/// DualAttnDecoderBlock: dual self-attention, cross-attention, FFN.
+struct DualDecoderParams {
+  BlockCommon c;
+  AttentionParams cross;
+};
+DualDecoderParams
+readDualDecoderParams(ModelBuilder &mb,
+                      std::optional<int64_t> dModel = std::nullopt);
+mlir::Value dualDecoderBlock(ModelBuilder &mb, const DualDecoderParams &d,
+                             llvm::StringRef prefix, mlir::Value x,
+                             mlir::Value context, mlir::Value symbols);
 /// EncoderBlock / DualAttnEncoderBlock forwards, weights under `prefix`.
 mlir::Value encoderBlock(ModelBuilder &mb, const BlockCommon &c,
                          const AttentionParams &p, llvm::StringRef prefix,
@@ -153,6 +191,11 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb);
 mlir::Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb,
                                             llvm::StringRef prefix,
                                             mlir::Value x);
+/// The retriever `kind` (symbolic_attention, rel_sym_attn,
+/// positional_symbols, position_relative) with weights under `prefix` and
+/// its kwargs from the current scope, applied to the stream x [B,L,d].
+mlir::Value emitSymbolRetriever(ModelBuilder &mb, llvm::StringRef kind,
+                                llvm::StringRef prefix, mlir::Value x);
 /// RelationalSymbolicAttention (spec §4.4) with weights under `prefix`, from
 /// the current kwargs: symbols [B,L,d] from the stream x.
 mlir::Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,

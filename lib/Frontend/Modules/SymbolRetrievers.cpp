@@ -366,4 +366,19 @@ void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
                 mb, "", cast<RankedTensorType>(x.getType()).getDimSize(1)));
 }
 
+Value emitSymbolRetriever(ModelBuilder &mb, StringRef kind, StringRef prefix,
+                          Value x) {
+  if (mb.failed() || !x)
+    return {};
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (kind == "symbolic_attention")
+    return emitSymbolicAttentionFromKwargs(mb, prefix, x);
+  if (kind == "rel_sym_attn")
+    return emitRelationalSymbolicAttentionFromKwargs(mb, prefix, x);
+  if (kind == "positional_symbols")
+    return emitPositionalSymbols(mb, prefix, xt.getDimSize(0),
+                                 xt.getDimSize(1));
+  return emitRelativeSymbols(mb, prefix, xt.getDimSize(1));
+}
+
 } // namespace dat

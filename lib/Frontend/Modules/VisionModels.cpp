@@ -210,16 +210,7 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   auto layer = [&](int64_t l) -> Value {
     Value symbols;
     mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
-      if (retrieval == "symbolic_attention")
-        symbols = emitSymbolicAttentionFromKwargs(mb, "symbol_retriever.", x);
-      else if (retrieval == "rel_sym_attn")
-        symbols = emitRelationalSymbolicAttentionFromKwargs(
-            mb, "symbol_retriever.", x);
-      else if (retrieval == "positional_symbols")
-        symbols =
-            emitPositionalSymbols(mb, "symbol_retriever.", s->batch, s->tokens);
-      else
-        symbols = emitRelativeSymbols(mb, "symbol_retriever.", s->tokens);
+      symbols = emitSymbolRetriever(mb, retrieval, "symbol_retriever.", x);
     });
     return dualEncoderBlock(mb, c, "encoder_blocks." + std::to_string(l) + ".",
                             x, symbols, {}, {});

@@ -13,6 +13,7 @@
 
 #include "dat/Runtime/ProgramABI.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,11 +32,15 @@ namespace {
 void usage() {
   std::printf(
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
-      "          [--weights FILE] [--repeat N] [--generate N [--full]]\n\n"
+      "          [--weights FILE] [--repeat N] [--top K]\n"
+      "          [--generate N [--full]]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
-      "the model N times and reports the time per run. The weights default\n"
-      "to the file next to the program (<program>%s).\n"
+      "the model N times and reports the time per run. --top K also prints\n"
+      "the K largest entries of each output's last axis, for every batch row\n"
+      "at the last position (the top classes, or the likeliest next tokens).\n"
+      "The weights default to the file next to the program\n"
+      "(<program>%s).\n"
       "Language models: --generate N decodes N tokens greedily after the\n"
       "prompt input.idx [B, T0] with a KV cache; --full does the same with a\n"
       "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n",
@@ -51,12 +56,37 @@ long countArg(const std::string &option, const std::string &v, long max) {
   return n;
 }
 
+/// The `k` largest entries of the last axis at [b, ..., last, :] for every
+/// batch row b, largest first.
+void printTop(const dat::TensorToWrite &t, long k) {
+  int64_t batch = t.shape.front(), width = t.shape.back(), perBatch = 1;
+  for (size_t i = 1; i < t.shape.size(); ++i)
+    perBatch *= t.shape[i];
+  k = std::min<long>(k, width);
+  for (int64_t b = 0; b < batch; ++b) {
+    const float *row =
+        static_cast<const float *>(t.data) + (b + 1) * perBatch - width;
+    std::vector<int64_t> order(width);
+    for (int64_t i = 0; i < width; ++i)
+      order[i] = i;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int64_t x, int64_t y) {
+                        return row[x] > row[y] || (row[x] == row[y] && x < y);
+                      });
+    std::printf("  top-%ld [%lld]:", k, static_cast<long long>(b));
+    for (long i = 0; i < k; ++i)
+      std::printf(" %lld (%.4g)", static_cast<long long>(order[i]),
+                  row[order[i]]);
+    std::printf("\n");
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   gProgram = argv[0];
   std::string inputPath, outputPath, weightsPath;
-  long repeat = 0, generateCount = 0;
+  long repeat = 0, generateCount = 0, top = 0;
   bool full = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -73,6 +103,8 @@ int main(int argc, char **argv) {
       weightsPath = value();
     else if (a == "--repeat")
       repeat = countArg(a, value(), 1000000);
+    else if (a == "--top")
+      top = countArg(a, value(), 1000);
     else if (a == "--generate")
       generateCount = countArg(a, value(), 1000000);
     else if (a == "--full")
@@ -162,6 +194,8 @@ int main(int argc, char **argv) {
     std::printf("%s: %s %s sum=%.6g abs-sum=%.6g\n", t.name.c_str(),
                 dat::dtypeName(t.dtype), shapeString(t.shape).c_str(), sum,
                 absSum);
+    if (top && t.dtype == dat::DType::F32 && t.shape.size() >= 2)
+      printTop(t, top);
   }
   return 0;
 }

@@ -1,0 +1,249 @@
+//===- Seq2SeqModels.cpp - frontends of the seq2seq models ----------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// Seq2SeqTransformer and Seq2SeqDualAttnTransformer (spec §7.4): source and
+// target embedders (token tables or a Linear for vectors), sinusoidal
+// positions from the state_dict's `pe` buffers with the embedding scaled by
+// sqrt(d_model), an encoder stack, a decoder stack reading the encoder's
+// output, no final norm, and `final_out` (with bias). The DAT variant shares
+// one symbol retriever, applied to each stack's own stream before every
+// block, and builds n_layers_enc decoder blocks (the reference's quirk).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Modules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+namespace {
+struct Seq2SeqCommon {
+  int64_t dModel = 0, outDim = 0, layersEnc = 0, layersDec = 0;
+  int64_t inBlock = 0, outBlock = 0;
+};
+} // namespace
+
+/// The embedder of `spec` ({"type": "token", "vocab_size": V} or {"type":
+/// "vector", "dim": k}) applied to input `name`, scaled by sqrt(d), plus
+/// the sinusoidal table `posName` [maxLen, d].
+static Value embedSequence(ModelBuilder &mb, StringRef specKey,
+                           StringRef inputName, StringRef embedder,
+                           StringRef posName, int64_t d, int64_t maxLen) {
+  std::string type;
+  int64_t size = 0;
+  mb.withKwargs(specKey, specKey, [&] {
+    type = mb.stringArg("type", "token");
+    if (type == "token")
+      size = mb.intArg("vocab_size");
+    else if (type == "vector")
+      size = mb.intArg("dim");
+    else
+      mb.error(mb.config.path + ": kwargs." + specKey + ".type: '" + type +
+               "' (token or vector)");
+    if (!mb.failed() && size < 1)
+      mb.error(mb.config.path + ": kwargs." + specKey + ": " +
+               (type == "token" ? "vocab_size" : "dim") + " must be positive");
+  });
+  Value in = mb.input(inputName);
+  if (mb.failed() || !in)
+    return {};
+  auto it = cast<RankedTensorType>(in.getType());
+  Value x;
+  if (type == "token") {
+    if (!it.getElementType().isInteger(64) || it.getRank() != 2) {
+      mb.error(mb.config.path + ": inputs." + inputName +
+               ": expected int64 token ids [B, L] (" + specKey +
+               " is a token spec)");
+      return {};
+    }
+    mb.inputRange(inputName, 0, size - 1);
+    x = embedTokens(mb, in, mb.weight((embedder + ".weight").str(), {size, d}));
+  } else {
+    if (!it.getElementType().isF32() || it.getRank() != 3 ||
+        it.getDimSize(2) != size) {
+      mb.error(mb.config.path + ": inputs." + inputName +
+               ": expected float32 [B, L, " + Twine(size) + "] (" + specKey +
+               " is a vector spec)");
+      return {};
+    }
+    x = mb.linear(in, embedder, d, true);
+  }
+  int64_t L = it.getDimSize(1);
+  if (L > maxLen) {
+    mb.error(mb.config.path + ": inputs." + inputName + ": sequence length " +
+             Twine(L) + " exceeds the block size " + Twine(maxLen));
+    return {};
+  }
+  // SinusoidalPositionalEncoding(scale=True): sqrt(d)·x + pe[:L].
+  Value pe = mb.weight(posName, {maxLen, d});
+  if (mb.failed())
+    return {};
+  Value rows = tensor::ExtractSliceOp::create(
+      mb.b, mb.loc, RankedTensorType::get({L, d}, mb.b.getF32Type()), pe,
+      ValueRange{}, ValueRange{}, ValueRange{},
+      mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({L, d}),
+      mb.b.getDenseI64ArrayAttr({1, 1}));
+  float scale = std::sqrt(static_cast<float>(d));
+  return addPositions(mb, x, rows, scale);
+}
+
+static std::optional<Seq2SeqCommon> readSeq2SeqCommon(ModelBuilder &mb) {
+  Seq2SeqCommon s;
+  s.dModel = mb.intArg("d_model");
+  s.outDim = mb.intArg("out_dim");
+  s.layersEnc = mb.intArg("n_layers_enc");
+  s.layersDec = mb.intArg("n_layers_dec");
+  s.inBlock = mb.intArg("in_block_size");
+  s.outBlock = mb.intArg("out_block_size");
+  mb.boolArg("tie_weights", true);  // ties nothing (spec §7.4 quirk a)
+  mb.intArg("loss_ignore_idx", -1); // training only
+  if (mb.failed())
+    return std::nullopt;
+  if (s.dModel < 1 || s.outDim < 1 || s.inBlock < 1 || s.outBlock < 1) {
+    mb.error(mb.config.path + ": kwargs: d_model, out_dim and the block "
+                              "sizes must be positive");
+    return std::nullopt;
+  }
+  // `tie_weights` registers final_out under the target embedder too.
+  mb.aliasWeight("layers.target_embedder.weights.weight",
+                 "layers.final_out.weight");
+  mb.aliasWeight("layers.target_embedder.weights.bias",
+                 "layers.final_out.bias");
+  return s;
+}
+
+/// final_out on the decoder's output: every position, or (an output of one
+/// position) the last one, as the reference without targets.
+static void seq2seqHead(ModelBuilder &mb, const Seq2SeqCommon &s, Value y) {
+  if (mb.failed() || !y)
+    return;
+  auto yt = cast<RankedTensorType>(y.getType());
+  int64_t B = yt.getDimSize(0), L = yt.getDimSize(1);
+  const TensorSpec *want = nullptr;
+  for (const TensorSpec &out : mb.config.outputs)
+    if (out.name == "logits")
+      want = &out;
+  if (want && want->shape.size() == 3 && want->shape[1] == 1 && L > 1)
+    y = tensor::ExtractSliceOp::create(
+        mb.b, mb.loc,
+        RankedTensorType::get({B, 1, s.dModel}, yt.getElementType()), y,
+        ValueRange{}, ValueRange{}, ValueRange{},
+        mb.b.getDenseI64ArrayAttr({0, L - 1, 0}),
+        mb.b.getDenseI64ArrayAttr({B, 1, s.dModel}),
+        mb.b.getDenseI64ArrayAttr({1, 1, 1}));
+  mb.output("logits", mb.linear(y, "layers.final_out", s.outDim, true));
+}
+
+void buildSeq2SeqTransformer(ModelBuilder &mb) {
+  std::optional<Seq2SeqCommon> s = readSeq2SeqCommon(mb);
+  if (!s)
+    return;
+  EncoderParams enc;
+  DecoderParams dec;
+  mb.withKwargs("encoder_kwargs", "EncoderBlock",
+                [&] { enc = readEncoderParams(mb, s->dModel); });
+  mb.withKwargs("decoder_kwargs", "DecoderBlock",
+                [&] { dec = readDecoderParams(mb, s->dModel); });
+  if (mb.failed())
+    return;
+  if (enc.c.dModel != s->dModel || dec.c.dModel != s->dModel) {
+    mb.error(mb.config.path +
+             ": kwargs: the blocks' d_model must be the "
+             "model's d_model " +
+             Twine(s->dModel));
+    return;
+  }
+  Value x =
+      embedSequence(mb, "input_spec", "x", "layers.source_embedder",
+                    "layers.source_pos_embedder.pe", s->dModel, s->inBlock);
+  Value y =
+      embedSequence(mb, "output_spec", "y", "layers.target_embedder",
+                    "layers.target_pos_embedder.pe", s->dModel, s->outBlock);
+  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
+    std::string block = "layers.encoder_blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("encoder" + std::to_string(l), [&] {
+      return SmallVector<Value>{
+          encoderBlock(mb, enc.c, enc.attn, block, x, {}, {})};
+    });
+    x = r.empty() ? Value() : r[0];
+  }
+  for (int64_t l = 0; l < s->layersDec && !mb.failed(); ++l) {
+    std::string block = "layers.decoder_blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("decoder" + std::to_string(l), [&] {
+      return SmallVector<Value>{decoderBlock(mb, dec, block, y, x)};
+    });
+    y = r.empty() ? Value() : r[0];
+  }
+  seq2seqHead(mb, *s, y);
+}
+
+void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb) {
+  std::optional<Seq2SeqCommon> s = readSeq2SeqCommon(mb);
+  if (!s)
+    return;
+  std::string retrieval =
+      mb.stringArg("symbol_retrieval", "symbolic_attention");
+  if (!llvm::is_contained({"symbolic_attention", "positional_symbols",
+                           "position_relative", "rel_sym_attn"},
+                          retrieval)) {
+    mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
+             "' (symbolic_attention, positional_symbols, position_relative, "
+             "rel_sym_attn)");
+    return;
+  }
+  Value x =
+      embedSequence(mb, "input_spec", "x", "layers.source_embedder",
+                    "layers.source_pos_embedder.pe", s->dModel, s->inBlock);
+  Value y =
+      embedSequence(mb, "output_spec", "y", "layers.target_embedder",
+                    "layers.target_pos_embedder.pe", s->dModel, s->outBlock);
+  // Each layer reads its block's kwargs (and the retriever's) in one scope,
+  // as the dual attention reads n_heads_sa, sa_kwargs, ... from it.
+  auto symbolsOf = [&](Value stream) {
+    Value symbols;
+    mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
+      symbols = emitSymbolRetriever(mb, retrieval, "layers.symbol_retriever.",
+                                    stream);
+    });
+    return symbols;
+  };
+  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
+    std::string block = "layers.encoder_blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("encoder" + std::to_string(l), [&] {
+      Value out;
+      Value symbols = symbolsOf(x);
+      mb.withKwargs("encoder_kwargs", "DualAttnEncoderBlock", [&] {
+        BlockCommon c = readBlockCommon(mb, false, s->dModel);
+        out = dualEncoderBlock(mb, c, block, x, symbols, {}, {});
+      });
+      return SmallVector<Value>{out};
+    });
+    x = r.empty() ? Value() : r[0];
+  }
+  // The reference builds n_layers_enc decoder blocks (spec §7.4 quirk b).
+  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
+    std::string block = "layers.decoder_blocks." + std::to_string(l) + ".";
+    SmallVector<Value> r = mb.outlined("decoder" + std::to_string(l), [&] {
+      Value out;
+      Value symbols = symbolsOf(y);
+      mb.withKwargs("decoder_kwargs", "DualAttnDecoderBlock", [&] {
+        DualDecoderParams d = readDualDecoderParams(mb, s->dModel);
+        out = dualDecoderBlock(mb, d, block, y, x, symbols);
+      });
+      return SmallVector<Value>{out};
+    });
+    y = r.empty() ? Value() : r[0];
+  }
+  seq2seqHead(mb, *s, y);
+}
+
+} // namespace dat
