@@ -214,6 +214,20 @@ static Error writeWeights(StringRef path, WeightSource &weights,
   std::vector<std::vector<float>> storage;
   std::vector<TensorToWrite> tensors;
   std::set<std::string> written; // forward and step share their weights
+  // Refuse absurd sizes before allocating anything.
+  double total = 0;
+  for (const SignatureEntry &e : signature)
+    if (e.kind == SignatureEntry::Weight) {
+      double n = 4;
+      for (int64_t d : e.shape)
+        n *= static_cast<double>(d);
+      total += n;
+    }
+  if (total > static_cast<double>(int64_t(1) << 36))
+    return createStringError(
+        "%s: the model's weights would take %.3g GiB (limit 64 GiB): check "
+        "the configuration's dimensions",
+        path.str().c_str(), total / (1 << 30));
   for (const SignatureEntry &e : signature) {
     if (e.kind != SignatureEntry::Weight || !written.insert(e.name).second)
       continue;

@@ -107,6 +107,11 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
   Value idx = mb.input("idx");
   if (mb.failed() || !idx)
     return std::nullopt;
+  if (vocab < 1 || d < 1 || maxLen < 1) {
+    mb.error(mb.config.path + ": kwargs: vocab_size, d_model and "
+                              "max_block_size must be positive");
+    return std::nullopt;
+  }
   auto it = cast<RankedTensorType>(idx.getType());
   if (!it.getElementType().isInteger(64) || it.getRank() != 2) {
     mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
