@@ -4,9 +4,14 @@
 #   DAT_BUILD_TYPE  CMake build type (default: Release)
 #   DAT_JOBS        parallel jobs (default: 2)
 #   DAT_SKIP_SETUP  set to 1 to skip the package check
+#   --sanitize      an ASan + UBSan build in build-asan/ (or DAT_BUILD_DIR)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DAT_BUILD_DIR:-$root/build}
+if [ "${1:-}" = --sanitize ]; then
+  build=${DAT_BUILD_DIR:-$root/build-asan}
+  DAT_CMAKE_ARGS="${DAT_CMAKE_ARGS:-} -DDAT_SANITIZE=address,undefined"
+fi
 jobs=${DAT_JOBS:-2}
 
 if [ "${DAT_SKIP_SETUP:-0}" != 1 ]; then

@@ -2,11 +2,19 @@
 # Builds dat and runs every test: the lit suite (dialect, transforms,
 # pipelines, integration, examples) and the GoogleTest unit tests, which lit
 # runs too. Ends with one line "N passed, N failed, N skipped".
+#   --sanitize   the same suite on the ASan + UBSan build (build-asan/)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DAT_BUILD_DIR:-$root/build}
+if [ "${1:-}" = --sanitize ]; then
+  build=${DAT_BUILD_DIR:-$root/build-asan}
+  # MLIR/LLVM are not instrumented; their one-time allocations are not leaks
+  # of dat's.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+fi
 
-"$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+DAT_BUILD_DIR=$build "$root/scripts/build.sh" "$@" ||
+  { echo "0 passed, 1 failed"; exit 1; }
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

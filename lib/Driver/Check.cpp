@@ -72,7 +72,7 @@ Expected<bool> checkCase(StringRef caseDir, StringRef target, raw_ostream &os) {
   if (std::error_code ec = sys::fs::createUniqueDirectory("datc-check", dir))
     return createStringError("cannot create a temporary folder: %s",
                              ec.message().c_str());
-  auto cleanup = make_scope_exit([&] { sys::fs::remove_directories(dir); });
+  llvm::scope_exit cleanup([&] { sys::fs::remove_directories(dir); });
   std::string program = (dir + "/program").str();
   std::string result = (dir + "/result.safetensors").str();
 

@@ -200,6 +200,9 @@ static Error linkProgram(StringRef object, StringRef output) {
                                lib.c_str());
   SmallVector<StringRef> args = {*cxx, "-o",    output, object,
                                  main, support, "-lm"};
+  // A sanitizer build's runtime library needs the sanitizer at link time.
+  if (StringRef(DAT_PROGRAM_LINK_FLAGS).size())
+    args.push_back(DAT_PROGRAM_LINK_FLAGS);
   std::string message;
   int rc = sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)

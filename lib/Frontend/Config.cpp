@@ -59,9 +59,11 @@ static Error parseSpecs(const json::Object &root, StringRef key,
     int64_t elements = 1;
     for (const json::Value &d : *shape) {
       std::optional<int64_t> dim = d.getAsInteger();
-      if (!dim || *dim < 0 || *dim > kMaxDim)
+      // No model takes an empty tensor; an empty one would only reach the
+      // lowering as zero-sized slices.
+      if (!dim || *dim < 1 || *dim > kMaxDim)
         return createStringError(
-            "%s.shape: dimensions must be integers in [0, 2^31]",
+            "%s.shape: dimensions must be integers in [1, 2^31]",
             where.c_str());
       if (*dim && elements > (int64_t(1) << 40) / *dim)
         return createStringError("%s.shape: more than 2^40 elements",
@@ -85,7 +87,11 @@ Expected<ModelConfig> loadModelConfig(StringRef path) {
   if (!buffer)
     return createStringError("%s: cannot read: %s", path.str().c_str(),
                              buffer.getError().message().c_str());
-  Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
+  return parseModelConfig((*buffer)->getBuffer(), path);
+}
+
+Expected<ModelConfig> parseModelConfig(StringRef text, StringRef path) {
+  Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
     return createStringError("%s: invalid JSON: %s", path.str().c_str(),
                              toString(parsed.takeError()).c_str());

@@ -133,6 +133,16 @@ int64_t ModelBuilder::intArg(StringRef key) {
   return intArg(key, 1);
 }
 
+int64_t ModelBuilder::layersArg(StringRef key) {
+  int64_t n = intArg(key);
+  if (!failed() && n > kMaxLayers) {
+    error(where(key) + ": " + Twine(n) + " layers; dat builds at most " +
+          Twine(kMaxLayers));
+    return 0;
+  }
+  return n;
+}
+
 int64_t ModelBuilder::intArg(StringRef key, int64_t dflt) {
   return optIntArg(key).value_or(dflt);
 }
@@ -233,8 +243,41 @@ Value ModelBuilder::input(StringRef name) {
   return {};
 }
 
-Value ModelBuilder::boolInput(StringRef name, ArrayRef<int64_t> shape) {
+Value ModelBuilder::input(StringRef name, int64_t rank, StringRef dtype) {
   Value v = input(name);
+  if (!v)
+    return {};
+  if (cast<RankedTensorType>(v.getType()).getElementType() !=
+      elementType(b.getContext(), dtype.str())) {
+    error(config.path + ": inputs." + name + ".dtype: " + config.module +
+          " expects " + dtype);
+    return {};
+  }
+  int64_t actual = cast<RankedTensorType>(v.getType()).getRank();
+  if (actual != rank) {
+    error(config.path + ": inputs." + name + ".shape: " + config.module +
+          " expects rank " + Twine(rank) + ", got rank " + Twine(actual));
+    return {};
+  }
+  return v;
+}
+
+Value ModelBuilder::streamInput(StringRef name, int64_t width,
+                                StringRef widthKey) {
+  Value v = input(name, 3);
+  if (!v)
+    return {};
+  int64_t actual = cast<RankedTensorType>(v.getType()).getDimSize(2);
+  if (actual != width) {
+    error(config.path + ": inputs." + name + ".shape: the last dimension is " +
+          Twine(actual) + ", but kwargs." + widthKey + " is " + Twine(width));
+    return {};
+  }
+  return v;
+}
+
+Value ModelBuilder::boolInput(StringRef name, ArrayRef<int64_t> shape) {
+  Value v = input(name, shape.size(), "int64");
   if (!v)
     return {};
   auto t = cast<RankedTensorType>(v.getType());
@@ -346,9 +389,13 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   func.setType(b.getFunctionType(body.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
   // Inputs and weights are read-only (the program maps them from files).
-  for (unsigned i = 0; i < body.getNumArguments(); ++i)
-    func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                    b.getBoolAttr(false));
+  // (Set all at once: setArgAttr per argument rebuilds and uniques the whole
+  // attribute list every time, quadratic in a deep model's weights.)
+  DictionaryAttr readOnly = b.getDictionaryAttr(b.getNamedAttr(
+      bufferization::BufferizationDialect::kWritableAttrName,
+      b.getBoolAttr(false)));
+  func.setAllArgAttrs(
+      SmallVector<DictionaryAttr>(body.getNumArguments(), readOnly));
   if (mlir::failed(verify(*module)))
     return createStringError("%s: internal error: the IR built for %s does "
                              "not verify",
@@ -536,8 +583,24 @@ elementwise(ModelBuilder &mb, Value like, ValueRange inputs,
       .getResult(0);
 }
 
+bool ModelBuilder::sameShape(Value a, Value c) {
+  if (a.getType() == c.getType())
+    return true;
+  // Residual streams of different widths: the inputs' shapes disagree with
+  // the configured dimensions somewhere the module checks do not catch.
+  std::string sa, sc;
+  llvm::raw_string_ostream oa(sa), oc(sc);
+  oa << a.getType();
+  oc << c.getType();
+  error(config.path +
+        ": inputs: the tensors' shapes do not fit the model's "
+        "dimensions (" +
+        sa + " vs " + sc + "): check the inputs against d_model/dim");
+  return false;
+}
+
 Value ModelBuilder::add(Value a, Value c) {
-  if (failed() || !a || !c)
+  if (failed() || !a || !c || !sameShape(a, c))
     return {};
   AffineMap id = AffineMap::getMultiDimIdentityMap(
       cast<RankedTensorType>(a.getType()).getRank(), b.getContext());
@@ -548,7 +611,7 @@ Value ModelBuilder::add(Value a, Value c) {
 }
 
 Value ModelBuilder::mul(Value a, Value c) {
-  if (failed() || !a || !c)
+  if (failed() || !a || !c || !sameShape(a, c))
     return {};
   AffineMap id = AffineMap::getMultiDimIdentityMap(
       cast<RankedTensorType>(a.getType()).getRank(), b.getContext());

@@ -45,8 +45,8 @@ Expected<std::unique_ptr<WeightSource>> WeightSource::open(StringRef path) {
       for (const json::Value &n : *group)
         if (std::optional<StringRef> s = n.getAsString())
           names.push_back(s->str());
-      for (const std::string &n : names)
-        source->tied_[n] = names;
+      for (size_t i = 1; i < names.size(); ++i)
+        source->addAlias(names[i], names[0]);
     }
   }
   return source;
@@ -68,23 +68,30 @@ const TensorView *WeightSource::lookup(StringRef name) const {
     return t;
   auto it = tied_.find(name.str());
   if (it != tied_.end())
-    for (const std::string &alias : it->second)
+    for (const std::string &alias : *it->second)
       if (const TensorView *t = file_->find(alias))
         return t;
   return nullptr;
 }
 
 void WeightSource::addAlias(StringRef alias, StringRef target) {
-  std::vector<std::string> group = {target.str(), alias.str()};
-  for (const std::string &n : {target.str(), alias.str()}) {
-    auto it = tied_.find(n);
-    if (it != tied_.end())
-      for (const std::string &m : it->second)
-        if (!llvm::is_contained(group, m))
-          group.push_back(m);
+  auto groupOf = [&](StringRef name) -> TiedGroup & {
+    TiedGroup &g = tied_[name.str()];
+    if (!g)
+      g = std::make_shared<std::vector<std::string>>(
+          std::vector<std::string>{name.str()});
+    return g;
+  };
+  TiedGroup a = groupOf(target), b = groupOf(alias);
+  if (a == b)
+    return;
+  if (a->size() < b->size())
+    std::swap(a, b);
+  // Merge the smaller group into the larger one.
+  for (const std::string &n : *b) {
+    a->push_back(n);
+    tied_[n] = a;
   }
-  for (const std::string &n : group)
-    tied_[n] = group;
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -123,7 +130,7 @@ std::vector<std::string> WeightSource::unusedKeys() const {
     bool used = used_.count(t.name);
     auto it = tied_.find(t.name);
     if (!used && it != tied_.end())
-      for (const std::string &alias : it->second)
+      for (const std::string &alias : *it->second)
         used = used || used_.count(alias);
     if (!used)
       unused.push_back(t.name);

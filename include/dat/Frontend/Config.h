@@ -45,6 +45,9 @@ struct ModelConfig {
 
 /// Reads and validates `path`. Errors name the file and the offending key.
 llvm::Expected<ModelConfig> loadModelConfig(llvm::StringRef path);
+/// The same for the text of a config; `path` names it in messages.
+llvm::Expected<ModelConfig> parseModelConfig(llvm::StringRef text,
+                                             llvm::StringRef path);
 
 } // namespace dat
 

@@ -48,6 +48,10 @@ public:
   int64_t intArg(llvm::StringRef key);
   int64_t intArg(llvm::StringRef key, int64_t dflt);
   std::optional<int64_t> optIntArg(llvm::StringRef key);
+  /// A required count of layers, in [0, kMaxLayers]: every layer is built
+  /// into the IR, so an absurd count is refused rather than attempted.
+  int64_t layersArg(llvm::StringRef key);
+  static constexpr int64_t kMaxLayers = 1024;
   bool boolArg(llvm::StringRef key, bool dflt);
   double floatArg(llvm::StringRef key, double dflt);
   std::optional<double> optFloatArg(llvm::StringRef key);
@@ -65,6 +69,13 @@ public:
   /// The function argument of input `name` (shape from the config), or null
   /// with an error if the config declares no such input.
   mlir::Value input(llvm::StringRef name);
+  /// The same, requiring rank `rank` and `dtype` (an error naming the input
+  /// otherwise).
+  mlir::Value input(llvm::StringRef name, int64_t rank,
+                    llvm::StringRef dtype = "float32");
+  /// A [B, L, width] stream input whose width is kwarg `widthKey`.
+  mlir::Value streamInput(llvm::StringRef name, int64_t width,
+                          llvm::StringRef widthKey);
   bool hasInput(llvm::StringRef name) const;
   /// Input `name`, which must be int64 of `shape`, as an i1 tensor (nonzero =
   /// true, as the reference's bool conversion); null with an error otherwise.
@@ -141,6 +152,8 @@ public:
   mlir::Value activation(mlir::Value x, llvm::StringRef name);
   /// RMSNorm over the last axis: x · rsqrt(mean(x²) + eps) · weight.
   mlir::Value rmsNorm(mlir::Value x, llvm::StringRef prefix, double eps);
+  /// Elementwise on two tensors of one shape (an error naming the config
+  /// otherwise, e.g. a residual stream narrower than d_model).
   mlir::Value add(mlir::Value a, mlir::Value b);
   mlir::Value mul(mlir::Value a, mlir::Value b);
 
@@ -150,6 +163,7 @@ public:
 
 private:
   mlir::Value addArgument(SignatureEntry entry);
+  bool sameShape(mlir::Value a, mlir::Value c);
   const llvm::json::Value *kwarg(llvm::StringRef key);
   /// "<config>: kwargs[.nested]." + key, for diagnostics.
   std::string where(llvm::StringRef key) const;

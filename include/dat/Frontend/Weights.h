@@ -64,8 +64,10 @@ private:
 
   std::unique_ptr<SafeTensorsFile> file_;
   uint64_t seed_ = 0;
-  /// name -> every name tied to it (including itself).
-  std::map<std::string, std::vector<std::string>> tied_;
+  /// name -> every name tied to it (including itself); the names of one
+  /// group share one list, so that a model's thousand aliases stay cheap.
+  using TiedGroup = std::shared_ptr<std::vector<std::string>>;
+  std::map<std::string, TiedGroup> tied_;
   std::set<std::string> used_;
   struct Derived {
     std::vector<std::pair<std::string, std::vector<int64_t>>> deps;

@@ -206,7 +206,7 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
           orthogonalPowerTable(in[0], count, mapDim, tableSize, out);
         });
   }
-  Value x = mb.input("x");
+  Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return std::nullopt;
   auto xt = cast<RankedTensorType>(x.getType());
@@ -235,7 +235,9 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
 
   // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
   if (mb.hasInput("mediator")) {
-    Value m = mb.input("mediator");
+    Value m = mb.input("mediator", 5);
+    if (!m)
+      return std::nullopt;
     auto mt = cast<RankedTensorType>(m.getType());
     if (mt.getRank() != 5 || mt.getDimSize(1) != L || mt.getDimSize(2) != L ||
         mt.getDimSize(3) != 1 || mt.getDimSize(4) != 1 ||
@@ -338,7 +340,7 @@ static void buildApeSelfMHA(ModelBuilder &mb, ApeMaps kind) {
     return;
   outputMaps(mb, *setup);
   Value scores;
-  Value y = apeSelfAttention(mb, *setup, "mha.", mb.input("x"), heads, dim,
+  Value y = apeSelfAttention(mb, *setup, "mha.", mb.input("x", 3), heads, dim,
                              mb.wantsOutput("scores") ? &scores : nullptr);
   mb.output("y", y);
   mb.output("scores", scores);
@@ -351,7 +353,7 @@ static void buildApeEncoder(ModelBuilder &mb, ApeMaps kind) {
   std::string act;
   mb.withKwargs("encoder", "Encoder", [&] {
     heads = mb.intArg("num_heads");
-    layers = mb.intArg("num_layers");
+    layers = mb.layersArg("num_layers");
     dim = mb.intArg("dim");
     mb.floatArg("dropout_rate", 0.0);
     mb.floatArg("weight_dropout", 0.0);
@@ -370,7 +372,7 @@ static void buildApeEncoder(ModelBuilder &mb, ApeMaps kind) {
   if (!setup)
     return;
   outputMaps(mb, *setup);
-  Value x = mb.input("x");
+  Value x = mb.input("x", 3);
   for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
     std::string p = "encoder.encoder_layers." + std::to_string(l) + ".";
     Value a = apeSelfAttention(mb, *setup, p + "mha.", x, heads, dim, nullptr);

@@ -53,7 +53,7 @@ AttentionParams readAttentionParams(ModelBuilder &mb) {
 
 Value applyRope(ModelBuilder &mb, Value x, Value cos, Value sin,
                 const AttentionParams &p) {
-  if (!cos || !x || mb.failed())
+  if (!cos || !sin || !x || mb.failed())
     return x;
   if (p.keyDim != p.headDim) {
     mb.error(mb.config.path +
@@ -78,8 +78,20 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
                               StringRef prefix, Value query, Value key,
                               Value value, Value ropeCos, Value ropeSin,
                               bool causal, bool wantWeights, Value mask) {
-  if (mb.failed())
+  if (mb.failed() || !query || !key || !value)
     return {};
+  auto qt0 = cast<RankedTensorType>(query.getType());
+  auto kt0 = cast<RankedTensorType>(key.getType());
+  if (kt0.getRank() != 3 || qt0.getRank() != 3 ||
+      kt0.getDimSize(0) != qt0.getDimSize(0) ||
+      kt0.getDimSize(2) != qt0.getDimSize(2) ||
+      key.getType() != value.getType()) {
+    mb.error(mb.config.path + ": inputs: the attended sequence " +
+             "(keys/values, e.g. the context) must have the queries' batch " +
+             Twine(qt0.getDimSize(0)) + " and width " +
+             Twine(qt0.getDimSize(2)) + " for " + prefix.str() + "*");
+    return {};
+  }
   auto name = [&](StringRef n) { return (prefix + n).str(); };
   std::string wq = p.queryWeights.empty() ? name("wq") : p.queryWeights;
   std::string wk = p.keyWeights.empty() ? name("wk") : p.keyWeights;
@@ -123,14 +135,14 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
 std::pair<Value, Value> ropeInputs(ModelBuilder &mb) {
   if (!mb.hasInput("freqs_cos") && !mb.hasInput("freqs_sin"))
     return {};
-  return {mb.input("freqs_cos"), mb.input("freqs_sin")};
+  return {mb.input("freqs_cos", 2), mb.input("freqs_sin", 2)};
 }
 
 void buildAttentionModule(ModelBuilder &mb) {
   AttentionParams p = readAttentionParams(mb);
   bool causal = mb.boolCall("is_causal", false);
   mb.boolCall("need_weights", false); // same math on either path
-  Value x = mb.input("x");
+  Value x = mb.input("x", 3);
   auto [cos, sin] = ropeInputs(mb);
   // attn_mask [L, L] (nonzero = may attend), exclusive with is_causal.
   Value mask;

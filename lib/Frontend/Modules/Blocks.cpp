@@ -201,27 +201,33 @@ void buildEncoderBlock(ModelBuilder &mb) {
     return;
   mb.boolCall("need_weights", false);
   auto [cos, sin] = ropeInputs(mb);
-  mb.output("y", encoderBlock(mb, e.c, e.attn, "", mb.input("x"), cos, sin));
+  mb.output("y",
+            encoderBlock(mb, e.c, e.attn, "",
+                         mb.streamInput("x", e.c.dModel, "d_model"), cos, sin));
 }
 
 void buildDecoderBlock(ModelBuilder &mb) {
   DecoderParams d = readDecoderParams(mb);
   if (mb.failed())
     return;
-  mb.output("y", decoderBlock(mb, d, "", mb.input("x"), mb.input("context")));
+  mb.output("y",
+            decoderBlock(mb, d, "", mb.streamInput("x", d.c.dModel, "d_model"),
+                         mb.streamInput("context", d.c.dModel, "d_model")));
 }
 
 void buildDualAttnEncoderBlock(ModelBuilder &mb) {
   BlockCommon c = readBlockCommon(mb, false);
-  Value x = mb.input("x"), symbols = mb.input("symbols");
+  Value x = mb.streamInput("x", c.dModel, "d_model"),
+        symbols = mb.input("symbols", 3);
   auto [cos, sin] = ropeInputs(mb);
   mb.output("y", dualEncoderBlock(mb, c, "", x, symbols, cos, sin));
 }
 
 void buildDualAttnDecoderBlock(ModelBuilder &mb) {
   DualDecoderParams d = readDualDecoderParams(mb);
-  Value x = mb.input("x"), context = mb.input("context"),
-        symbols = mb.input("symbols");
+  Value x = mb.streamInput("x", d.c.dModel, "d_model"),
+        context = mb.streamInput("context", d.c.dModel, "d_model"),
+        symbols = mb.input("symbols", 3);
   if (mb.failed())
     return;
   mb.output("y", dualDecoderBlock(mb, d, "", x, context, symbols));

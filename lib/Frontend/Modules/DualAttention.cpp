@@ -122,7 +122,7 @@ void buildDualAttentionModule(ModelBuilder &mb) {
   int64_t dModel = mb.intArg("d_model");
   bool causal = mb.boolCall("is_causal", false);
   mb.boolCall("need_weights", false);
-  Value x = mb.input("x"), symbols = mb.input("symbols");
+  Value x = mb.input("x", 3), symbols = mb.input("symbols", 3);
   if (mb.failed() || !x)
     return;
   if (cast<RankedTensorType>(x.getType()).getShape().back() != dModel) {

@@ -186,7 +186,7 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
   if (!mb.boolCall("deterministic", true))
     mb.error(mb.config.path + ": call.deterministic: only deterministic "
                               "(inference) calls can be compiled");
-  Value x = mb.input("x");
+  Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return;
   if (decode) {
@@ -213,7 +213,12 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), E = xt.getDimSize(2);
   int64_t qk = qkFeatures.value_or(E), F = outFeatures.value_or(E);
-  if (heads == 0 || qk % heads || *vFeatures % heads) {
+  if (qk < 1 || *vFeatures < 1 || F < 1) {
+    mb.error(mb.config.path + ": kwargs: qk_features, v_features and "
+                              "out_features must be positive");
+    return;
+  }
+  if (heads < 1 || qk % heads || *vFeatures % heads) {
     mb.error(mb.config.path + ": kwargs.num_heads: " + Twine(heads) +
              " must divide qk_features (" + Twine(qk) + ") and v_features (" +
              Twine(*vFeatures) + ")");
@@ -229,7 +234,9 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
   }
   Value bias;
   if (mb.hasInput("attention_bias")) {
-    bias = mb.input("attention_bias");
+    bias = mb.input("attention_bias", 4);
+    if (!bias)
+      return;
     auto bt = cast<RankedTensorType>(bias.getType());
     if (bt.getRank() != 4 || (bt.getDimSize(0) != 1 && bt.getDimSize(0) != B) ||
         bt.getDimSize(1) != heads || bt.getDimSize(2) != L ||

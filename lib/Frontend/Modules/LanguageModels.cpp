@@ -104,7 +104,7 @@ struct LMStream {
 static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
                                        int64_t d, int64_t maxLen,
                                        StringRef posEnc, int64_t ropeDim) {
-  Value idx = mb.input("idx");
+  Value idx = mb.input("idx", 2, "int64");
   if (mb.failed() || !idx)
     return std::nullopt;
   if (vocab < 1 || d < 1 || maxLen < 1) {
@@ -170,7 +170,7 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
 
 void buildTransformerLM(ModelBuilder &mb) {
   int64_t vocab = mb.intArg("vocab_size");
-  int64_t layers = mb.intArg("n_layers");
+  int64_t layers = mb.layersArg("n_layers");
   int64_t heads = mb.intArg("n_heads");
   int64_t maxLen = mb.intArg("max_block_size");
   std::string posEnc = mb.stringArg("pos_enc_type", "pos_emb");
@@ -208,7 +208,7 @@ void buildTransformerLM(ModelBuilder &mb) {
 
 void buildDualAttnTransformerLM(ModelBuilder &mb) {
   int64_t vocab = mb.intArg("vocab_size");
-  int64_t layers = mb.intArg("n_layers");
+  int64_t layers = mb.layersArg("n_layers");
   int64_t maxLen = mb.intArg("max_block_size");
   std::string posEnc = mb.stringArg("pos_enc_type", "pos_emb");
   std::string retrieval =

@@ -150,7 +150,7 @@ void buildRelationalAttentionModule(ModelBuilder &mb) {
   RelationalAttentionParams p =
       makeRelationalAttentionParams(mb, dModel, nHeads, total);
   bool causal = mb.boolCall("is_causal", false);
-  Value x = mb.input("x"), symbols = mb.input("symbols");
+  Value x = mb.input("x", 3), symbols = mb.input("symbols", 3);
   auto [cos, sin] = ropeInputs(mb);
   RelationalAttentionResult r = emitRelationalAttention(
       mb, p, "", x, symbols, cos, sin, causal, mb.wantsOutput("attn_scores"),

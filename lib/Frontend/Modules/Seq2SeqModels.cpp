@@ -100,8 +100,8 @@ static std::optional<Seq2SeqCommon> readSeq2SeqCommon(ModelBuilder &mb) {
   Seq2SeqCommon s;
   s.dModel = mb.intArg("d_model");
   s.outDim = mb.intArg("out_dim");
-  s.layersEnc = mb.intArg("n_layers_enc");
-  s.layersDec = mb.intArg("n_layers_dec");
+  s.layersEnc = mb.layersArg("n_layers_enc");
+  s.layersDec = mb.layersArg("n_layers_dec");
   s.inBlock = mb.intArg("in_block_size");
   s.outBlock = mb.intArg("out_block_size");
   mb.boolArg("tie_weights", true);  // ties nothing (spec §7.4 quirk a)

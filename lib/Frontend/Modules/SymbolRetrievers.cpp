@@ -46,7 +46,7 @@ Value broadcastBatch(ModelBuilder &mb, Value x, int64_t batch) {
 
 /// The input stream [B,L,D] a retriever reads (only its shape matters for
 /// the positional ones).
-static Value streamInput(ModelBuilder &mb) { return mb.input("x"); }
+static Value streamInput(ModelBuilder &mb) { return mb.input("x", 3); }
 
 Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
                             int64_t d, int64_t heads, int64_t symbols,
@@ -190,6 +190,11 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
              " must divide d_model " + Twine(d));
     return {};
   }
+  if (delta < 0 || delta > 4096) {
+    mb.error(mb.config.path + ": kwargs.nbhd_delta: " + Twine(delta) +
+             " is outside [0, 4096]");
+    return {};
+  }
   // Neighbour offsets in the reference's order (spec §4.4).
   SmallVector<int64_t> offsets;
   if (causalNbhd) {
@@ -212,14 +217,12 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
   Value k = mb.splitHeads(mb.linear(x, name("k_proj"), d, true), relHeads);
   if (mb.failed())
     return {};
-  // N[i,m] = clamp(i + offset_m, 0, L-1), a compile-time table.
-  SmallVector<int64_t> table;
-  for (int64_t i = 0; i < L; ++i)
-    for (int64_t off : offsets)
-      table.push_back(std::clamp<int64_t>(i + off, 0, L - 1));
-  auto tableTy = RankedTensorType::get({L, nb}, mb.b.getIndexType());
+  // N[i,m] = clamp(i + offset_m, 0, L-1), from the [Δ] offsets (computed in
+  // the loop, so nothing here grows with L).
+  auto offsetsTy = RankedTensorType::get({nb}, mb.b.getIndexType());
   Value nbhd = arith::ConstantOp::create(
-      mb.b, mb.loc, DenseElementsAttr::get(tableTy, ArrayRef<int64_t>(table)));
+      mb.b, mb.loc,
+      DenseElementsAttr::get(offsetsTy, ArrayRef<int64_t>(offsets)));
   // R[b,i,m,h] = Σ_c q[b,i,h,c] · k[b,N[i,m],h,c]   (loops b, i, m, h, c)
   MLIRContext *ctx = mb.b.getContext();
   AffineExpr b, i, m, h, c;
@@ -233,16 +236,22 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
       linalg::GenericOp::create(
           mb.b, mb.loc, rInit.getType(), ValueRange{q, nbhd}, ValueRange{rInit},
           ArrayRef<AffineMap>{AffineMap::get(5, 0, {b, i, h, c}, ctx),
-                              AffineMap::get(5, 0, {i, m}, ctx),
+                              AffineMap::get(5, 0, {m}, ctx),
                               AffineMap::get(5, 0, {b, i, m, h}, ctx)},
           ArrayRef<IT>{IT::parallel, IT::parallel, IT::parallel, IT::parallel,
                        IT::reduction},
           [&](OpBuilder &nb2, Location nl, ValueRange args) {
             Value bi = linalg::IndexOp::create(nb2, nl, 0);
+            Value ii = linalg::IndexOp::create(nb2, nl, 1);
             Value hi = linalg::IndexOp::create(nb2, nl, 3);
             Value ci = linalg::IndexOp::create(nb2, nl, 4);
-            Value kv = tensor::ExtractOp::create(
-                nb2, nl, k, ValueRange{bi, args[1], hi, ci});
+            Value j = arith::AddIOp::create(nb2, nl, ii, args[1]);
+            j = arith::MaxSIOp::create(
+                nb2, nl, j, arith::ConstantIndexOp::create(nb2, nl, 0));
+            j = arith::MinSIOp::create(
+                nb2, nl, j, arith::ConstantIndexOp::create(nb2, nl, L - 1));
+            Value kv = tensor::ExtractOp::create(nb2, nl, k,
+                                                 ValueRange{bi, j, hi, ci});
             Value p = arith::MulFOp::create(nb2, nl, args[0], kv);
             linalg::YieldOp::create(
                 nb2, nl, Value(arith::AddFOp::create(nb2, nl, args[2], p)));

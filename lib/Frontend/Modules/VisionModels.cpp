@@ -32,7 +32,7 @@ static std::optional<VisionStream> visionInput(ModelBuilder &mb, int64_t d) {
   // image_shape and patch_size are (C, S1, S2) and (P1, P2) lists.
   SmallVector<int64_t> image = mb.intListArg("image_shape", 3);
   SmallVector<int64_t> patch = mb.intListArg("patch_size", 2);
-  Value img = mb.input("image");
+  Value img = mb.input("image", 4);
   if (mb.failed() || !img)
     return std::nullopt;
   auto it = cast<RankedTensorType>(img.getType());
@@ -162,7 +162,7 @@ static void visionHead(ModelBuilder &mb, const VisionStream &s, Value x,
 }
 
 void buildVisionTransformer(ModelBuilder &mb) {
-  int64_t layers = mb.intArg("n_layers");
+  int64_t layers = mb.layersArg("n_layers");
   int64_t heads = mb.intArg("n_heads");
   BlockCommon c = readBlockCommon(mb, false);
   c.causal = false;
@@ -187,7 +187,7 @@ void buildVisionTransformer(ModelBuilder &mb) {
 }
 
 void buildVisionDualAttnTransformer(ModelBuilder &mb) {
-  int64_t layers = mb.intArg("n_layers");
+  int64_t layers = mb.layersArg("n_layers");
   std::string retrieval =
       mb.stringArg("symbol_retrieval", "symbolic_attention");
   BlockCommon c = readBlockCommon(mb, false);

@@ -1,0 +1,4 @@
+func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf16>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf16>) outs(%o : tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
