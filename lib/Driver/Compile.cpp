@@ -32,6 +32,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cmath>
 #include <set>
 
 using namespace llvm;
@@ -239,6 +240,16 @@ static Error writeWeights(StringRef path, WeightSource &weights,
       n *= d;
     storage.emplace_back(n);
     weights.fill(e.name, e.shape, storage.back().data());
+    // A NaN or infinity in a weight makes every output it reaches NaN:
+    // refuse it here, naming the weight, rather than run a broken model.
+    const std::vector<float> &v = storage.back();
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(v[i]))
+        return createStringError(
+            "%s: weight '%s' element %lld is %s (the model's weights must be "
+            "finite)",
+            weights.describe().c_str(), e.name.c_str(),
+            static_cast<long long>(i), std::isnan(v[i]) ? "NaN" : "infinite");
     tensors.push_back({e.name, DType::F32, e.shape, storage.back().data()});
   }
   std::string error;

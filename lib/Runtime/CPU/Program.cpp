@@ -6,6 +6,7 @@
 
 #include "Program.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -95,7 +96,7 @@ void Call::bind(size_t i, const void *data) {
 }
 
 void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
-                       const std::string &key) {
+                       const std::string &key, bool allowNonFinite) {
   const Slot &s = args[i];
   const dat::TensorView *t = file.find(key);
   if (!t)
@@ -117,6 +118,16 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
              std::to_string(k) + " is " + std::to_string(v[k]) +
              ", outside the accepted range [" + std::to_string(s.lo) + ", " +
              std::to_string(s.hi) + "]");
+  }
+  if (!allowNonFinite && s.dtype == dat::DType::F32 && s.kind == Slot::Input) {
+    // NaN/Inf inputs would come out as NaN outputs far from their cause.
+    const float *v = reinterpret_cast<const float *>(t->data);
+    for (int64_t k = 0, n = t->numElements(); k < n; ++k)
+      if (!std::isfinite(v[k]))
+        fail(file.path() + ": tensor '" + key + "' element " +
+             std::to_string(k) + " is " +
+             (std::isnan(v[k]) ? "NaN" : "infinite") +
+             " (pass --allow-nonfinite to run anyway)");
   }
   bind(i, t->data);
 }

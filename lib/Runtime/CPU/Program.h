@@ -47,7 +47,7 @@ public:
   /// Binds argument `i` to tensor `key` of `file`, checking dtype, shape and
   /// (for integer inputs that index tables) the accepted range.
   void bindChecked(size_t i, const dat::SafeTensorsFile &file,
-                   const std::string &key);
+                   const std::string &key, bool allowNonFinite = false);
   void run();
   /// Copies result `r` of the last run into `out` (contiguous).
   void copyResult(size_t r, void *out) const;

@@ -33,7 +33,7 @@ void usage() {
   std::printf(
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
       "          [--weights FILE] [--repeat N] [--top K]\n"
-      "          [--generate N [--full]]\n\n"
+      "          [--generate N [--full]] [--allow-nonfinite]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
       "the model N times and reports the time per run. --top K also prints\n"
@@ -43,7 +43,9 @@ void usage() {
       "(<program>%s).\n"
       "Language models: --generate N decodes N tokens greedily after the\n"
       "prompt input.idx [B, T0] with a KV cache; --full does the same with a\n"
-      "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n",
+      "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n"
+      "Float inputs with NaN or infinite values are refused unless\n"
+      "--allow-nonfinite is given.\n",
       gProgram, DAT_WEIGHTS_SUFFIX);
 }
 
@@ -87,7 +89,7 @@ int main(int argc, char **argv) {
   gProgram = argv[0];
   std::string inputPath, outputPath, weightsPath;
   long repeat = 0, generateCount = 0, top = 0;
-  bool full = false;
+  bool full = false, allowNonFinite = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -109,6 +111,8 @@ int main(int argc, char **argv) {
       generateCount = countArg(a, value(), 1000000);
     else if (a == "--full")
       full = true;
+    else if (a == "--allow-nonfinite")
+      allowNonFinite = true;
     else if (a == "--help" || a == "-h") {
       usage();
       return 0;
@@ -151,7 +155,8 @@ int main(int argc, char **argv) {
     forward.bindChecked(
         i, forward.args[i].kind == Slot::Weight ? *weights : *inputs,
         forward.args[i].kind == Slot::Weight ? forward.args[i].name
-                                             : "input." + forward.args[i].name);
+                                             : "input." + forward.args[i].name,
+        allowNonFinite);
   forward.run();
   if (repeat > 0) {
     auto start = std::chrono::steady_clock::now();
