@@ -391,9 +391,9 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   // Inputs and weights are read-only (the program maps them from files).
   // (Set all at once: setArgAttr per argument rebuilds and uniques the whole
   // attribute list every time, quadratic in a deep model's weights.)
-  DictionaryAttr readOnly = b.getDictionaryAttr(b.getNamedAttr(
-      bufferization::BufferizationDialect::kWritableAttrName,
-      b.getBoolAttr(false)));
+  DictionaryAttr readOnly = b.getDictionaryAttr(
+      b.getNamedAttr(bufferization::BufferizationDialect::kWritableAttrName,
+                     b.getBoolAttr(false)));
   func.setAllArgAttrs(
       SmallVector<DictionaryAttr>(body.getNumArguments(), readOnly));
   if (mlir::failed(verify(*module)))
@@ -403,9 +403,14 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   return std::move(module);
 }
 
-SmallVector<Value>
-ModelBuilder::outlined(StringRef name,
-                       llvm::function_ref<SmallVector<Value>()> body) {
+Value ModelBuilder::stack(StringRef name, int64_t count, Value x,
+                          llvm::function_ref<Value(int64_t, Value)> layer) {
+  for (int64_t l = 0; l < count && x && !failed(); ++l)
+    x = outlined((name + Twine(l)).str(), [&] { return layer(l, x); });
+  return failed() ? Value() : x;
+}
+
+Value ModelBuilder::outlined(StringRef name, llvm::function_ref<Value()> body) {
   if (failed())
     return {};
   OpBuilder::InsertPoint caller = b.saveInsertionPoint();
@@ -415,12 +420,11 @@ ModelBuilder::outlined(StringRef name,
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   size_t firstCache = cacheOutputs.size();
-  SmallVector<Value> results = body();
+  SmallVector<Value> results = {body()};
   // Caches updated inside are returned too, and rebound to the call's results.
-  size_t numResults = results.size();
   for (size_t i = firstCache; i < cacheOutputs.size(); ++i)
     results.push_back(cacheOutputs[i].second);
-  if (failed() || llvm::any_of(results, [](Value v) { return !v; })) {
+  if (failed() || !results[0]) {
     b.restoreInsertionPoint(caller);
     fn.erase();
     if (!failed())
@@ -462,8 +466,8 @@ ModelBuilder::outlined(StringRef name,
   b.restoreInsertionPoint(caller);
   auto call = func::CallOp::create(b, loc, it->second, captured.getArrayRef());
   for (size_t i = firstCache; i < cacheOutputs.size(); ++i)
-    cacheOutputs[i].second = call.getResult(numResults + (i - firstCache));
-  return SmallVector<Value>(call.getResults().take_front(numResults));
+    cacheOutputs[i].second = call.getResult(1 + (i - firstCache));
+  return call.getResult(0);
 }
 
 Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {
@@ -599,26 +603,27 @@ bool ModelBuilder::sameShape(Value a, Value c) {
   return false;
 }
 
+/// op(a, c) elementwise on two tensors of one shape.
+template <typename ArithOp>
+static Value binary(ModelBuilder &mb, Value a, Value c) {
+  AffineMap id = AffineMap::getMultiDimIdentityMap(
+      cast<RankedTensorType>(a.getType()).getRank(), mb.b.getContext());
+  return elementwise(mb, a, {a, c}, {id, id},
+                     [](OpBuilder &nb, Location nl, ValueRange v) {
+                       return Value(ArithOp::create(nb, nl, v[0], v[1]));
+                     });
+}
+
 Value ModelBuilder::add(Value a, Value c) {
   if (failed() || !a || !c || !sameShape(a, c))
     return {};
-  AffineMap id = AffineMap::getMultiDimIdentityMap(
-      cast<RankedTensorType>(a.getType()).getRank(), b.getContext());
-  return elementwise(*this, a, {a, c}, {id, id},
-                     [](OpBuilder &nb, Location nl, ValueRange v) {
-                       return Value(arith::AddFOp::create(nb, nl, v[0], v[1]));
-                     });
+  return binary<arith::AddFOp>(*this, a, c);
 }
 
 Value ModelBuilder::mul(Value a, Value c) {
   if (failed() || !a || !c || !sameShape(a, c))
     return {};
-  AffineMap id = AffineMap::getMultiDimIdentityMap(
-      cast<RankedTensorType>(a.getType()).getRank(), b.getContext());
-  return elementwise(*this, a, {a, c}, {id, id},
-                     [](OpBuilder &nb, Location nl, ValueRange v) {
-                       return Value(arith::MulFOp::create(nb, nl, v[0], v[1]));
-                     });
+  return binary<arith::MulFOp>(*this, a, c);
 }
 
 namespace {

@@ -99,15 +99,14 @@ public:
     return config.wantsOutput(name);
   }
 
-  /// Builds `body` (which returns the values it produces) into a private
-  /// function and calls it; the values of the enclosing function that the
-  /// body uses become the callee's arguments. A body identical to an earlier
-  /// one (the next layer of a stack) reuses that function, so code size and
-  /// compile time do not grow with the depth of a model. Returns the call's
-  /// results, or nothing after an error.
-  llvm::SmallVector<mlir::Value>
-  outlined(llvm::StringRef name,
-           llvm::function_ref<llvm::SmallVector<mlir::Value>()> body);
+  /// x ← layer(l, x) for l = 0..count-1. Each layer is built into a private
+  /// function `<name><l>` and called; the values of the enclosing function
+  /// it uses become the callee's arguments, and a layer identical to an
+  /// earlier one reuses that function, so code size and compile time do not
+  /// grow with the depth of a model. Null after an error.
+  mlir::Value
+  stack(llvm::StringRef name, int64_t count, mlir::Value x,
+        llvm::function_ref<mlir::Value(int64_t, mlir::Value)> layer);
 
   // Decode steps (config.decodeStep): the function runs one token at the
   // global position `position` (input [1], int64) with the state of the
@@ -164,6 +163,9 @@ public:
 private:
   mlir::Value addArgument(SignatureEntry entry);
   bool sameShape(mlir::Value a, mlir::Value c);
+  /// One layer of `stack`: `body` built into a function and called.
+  mlir::Value outlined(llvm::StringRef name,
+                       llvm::function_ref<mlir::Value()> body);
   const llvm::json::Value *kwarg(llvm::StringRef key);
   /// "<config>: kwargs[.nested]." + key, for diagnostics.
   std::string where(llvm::StringRef key) const;

@@ -193,15 +193,10 @@ void buildTransformerLM(ModelBuilder &mb) {
       lmInput(mb, vocab, c.dModel, maxLen, posEnc, c.dModel / heads);
   if (!s)
     return;
-  Value x = s->x;
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
-    std::string block = "layers.blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("block" + std::to_string(l), [&] {
-      return SmallVector<Value>{
-          encoderBlock(mb, c, p, block, x, s->cos, s->sin)};
-    });
-    x = r.empty() ? Value() : r[0];
-  }
+  Value x = mb.stack("block", layers, s->x, [&](int64_t l, Value x) {
+    return encoderBlock(mb, c, p, "layers.blocks." + std::to_string(l) + ".", x,
+                        s->cos, s->sin);
+  });
   x = blockNorm(mb, c, x, "layers.norm");
   mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
 }
@@ -240,9 +235,8 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
       lmInput(mb, vocab, c.dModel, maxLen, posEnc, c.dModel / heads);
   if (!s)
     return;
-  Value x = s->x;
   // Layer l: retrieve symbols from the stream entering it, then the block.
-  auto dualAttnLayer = [&](int64_t l) -> Value {
+  auto dualAttnLayer = [&](int64_t l, Value x) -> Value {
     // A shared retriever appears under every layer's key (aliases of 0);
     // otherwise each layer has its own, optionally with a tied library.
     std::string own = "layers.symbol_retrievers." + std::to_string(l) + ".";
@@ -274,12 +268,7 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
     return dualEncoderBlock(mb, c, "layers.blocks." + std::to_string(l) + ".",
                             x, symbols, s->cos, s->sin);
   };
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
-    SmallVector<Value> r = mb.outlined("layer" + std::to_string(l), [&] {
-      return SmallVector<Value>{dualAttnLayer(l)};
-    });
-    x = r.empty() ? Value() : r[0];
-  }
+  Value x = mb.stack("layer", layers, s->x, dualAttnLayer);
   x = blockNorm(mb, c, x, "layers.norm");
   mb.output("logits", mb.linear(x, "layers.token_embedder", vocab, false));
 }

@@ -96,6 +96,22 @@ static Value embedSequence(ModelBuilder &mb, StringRef specKey,
   return addPositions(mb, x, rows, scale);
 }
 
+/// "layers.<stack>_blocks.<l>.", the prefix of a block's weights.
+static std::string blockName(StringRef stack, int64_t l) {
+  return ("layers." + stack + "_blocks." + Twine(l) + ".").str();
+}
+
+/// The source and target streams: inputs x and y, embedded.
+static std::pair<Value, Value> embedStreams(ModelBuilder &mb,
+                                            const Seq2SeqCommon &s) {
+  Value x = embedSequence(mb, "input_spec", "x", "layers.source_embedder",
+                          "layers.source_pos_embedder.pe", s.dModel, s.inBlock);
+  Value y =
+      embedSequence(mb, "output_spec", "y", "layers.target_embedder",
+                    "layers.target_pos_embedder.pe", s.dModel, s.outBlock);
+  return {x, y};
+}
+
 static std::optional<Seq2SeqCommon> readSeq2SeqCommon(ModelBuilder &mb) {
   Seq2SeqCommon s;
   s.dModel = mb.intArg("d_model");
@@ -155,34 +171,14 @@ void buildSeq2SeqTransformer(ModelBuilder &mb) {
                 [&] { dec = readDecoderParams(mb, s->dModel); });
   if (mb.failed())
     return;
-  if (enc.c.dModel != s->dModel || dec.c.dModel != s->dModel) {
-    mb.error(mb.config.path +
-             ": kwargs: the blocks' d_model must be the "
-             "model's d_model " +
-             Twine(s->dModel));
-    return;
-  }
-  Value x =
-      embedSequence(mb, "input_spec", "x", "layers.source_embedder",
-                    "layers.source_pos_embedder.pe", s->dModel, s->inBlock);
-  Value y =
-      embedSequence(mb, "output_spec", "y", "layers.target_embedder",
-                    "layers.target_pos_embedder.pe", s->dModel, s->outBlock);
-  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
-    std::string block = "layers.encoder_blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("encoder" + std::to_string(l), [&] {
-      return SmallVector<Value>{
-          encoderBlock(mb, enc.c, enc.attn, block, x, {}, {})};
-    });
-    x = r.empty() ? Value() : r[0];
-  }
-  for (int64_t l = 0; l < s->layersDec && !mb.failed(); ++l) {
-    std::string block = "layers.decoder_blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("decoder" + std::to_string(l), [&] {
-      return SmallVector<Value>{decoderBlock(mb, dec, block, y, x)};
-    });
-    y = r.empty() ? Value() : r[0];
-  }
+  auto [x, y] = embedStreams(mb, *s);
+  Value context = mb.stack("encoder", s->layersEnc, x, [&](int64_t l, Value x) {
+    return encoderBlock(mb, enc.c, enc.attn, blockName("encoder", l), x, {},
+                        {});
+  });
+  y = mb.stack("decoder", s->layersDec, y, [&](int64_t l, Value y) {
+    return decoderBlock(mb, dec, blockName("decoder", l), y, context);
+  });
   seq2seqHead(mb, *s, y);
 }
 
@@ -200,12 +196,7 @@ void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb) {
              "rel_sym_attn)");
     return;
   }
-  Value x =
-      embedSequence(mb, "input_spec", "x", "layers.source_embedder",
-                    "layers.source_pos_embedder.pe", s->dModel, s->inBlock);
-  Value y =
-      embedSequence(mb, "output_spec", "y", "layers.target_embedder",
-                    "layers.target_pos_embedder.pe", s->dModel, s->outBlock);
+  auto [x, y] = embedStreams(mb, *s);
   // Each layer reads its block's kwargs (and the retriever's) in one scope,
   // as the dual attention reads n_heads_sa, sa_kwargs, ... from it.
   auto symbolsOf = [&](Value stream) {
@@ -216,33 +207,25 @@ void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb) {
     });
     return symbols;
   };
-  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
-    std::string block = "layers.encoder_blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("encoder" + std::to_string(l), [&] {
-      Value out;
-      Value symbols = symbolsOf(x);
-      mb.withKwargs("encoder_kwargs", "DualAttnEncoderBlock", [&] {
-        BlockCommon c = readBlockCommon(mb, false, s->dModel);
-        out = dualEncoderBlock(mb, c, block, x, symbols, {}, {});
-      });
-      return SmallVector<Value>{out};
+  Value context = mb.stack("encoder", s->layersEnc, x, [&](int64_t l, Value x) {
+    Value out, symbols = symbolsOf(x);
+    mb.withKwargs("encoder_kwargs", "DualAttnEncoderBlock", [&] {
+      BlockCommon c = readBlockCommon(mb, false, s->dModel);
+      out =
+          dualEncoderBlock(mb, c, blockName("encoder", l), x, symbols, {}, {});
     });
-    x = r.empty() ? Value() : r[0];
-  }
+    return out;
+  });
   // The reference builds n_layers_enc decoder blocks (spec §7.4 quirk b).
-  for (int64_t l = 0; l < s->layersEnc && !mb.failed(); ++l) {
-    std::string block = "layers.decoder_blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("decoder" + std::to_string(l), [&] {
-      Value out;
-      Value symbols = symbolsOf(y);
-      mb.withKwargs("decoder_kwargs", "DualAttnDecoderBlock", [&] {
-        DualDecoderParams d = readDualDecoderParams(mb, s->dModel);
-        out = dualDecoderBlock(mb, d, block, y, x, symbols);
-      });
-      return SmallVector<Value>{out};
+  y = mb.stack("decoder", s->layersEnc, y, [&](int64_t l, Value y) {
+    Value out, symbols = symbolsOf(y);
+    mb.withKwargs("decoder_kwargs", "DualAttnDecoderBlock", [&] {
+      DualDecoderParams d = readDualDecoderParams(mb, s->dModel);
+      out =
+          dualDecoderBlock(mb, d, blockName("decoder", l), y, context, symbols);
     });
-    y = r.empty() ? Value() : r[0];
-  }
+    return out;
+  });
   seq2seqHead(mb, *s, y);
 }
 

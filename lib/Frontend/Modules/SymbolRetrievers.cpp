@@ -46,7 +46,6 @@ Value broadcastBatch(ModelBuilder &mb, Value x, int64_t batch) {
 
 /// The input stream [B,L,D] a retriever reads (only its shape matters for
 /// the positional ones).
-static Value streamInput(ModelBuilder &mb) { return mb.input("x", 3); }
 
 Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
                             int64_t d, int64_t heads, int64_t symbols,
@@ -107,7 +106,7 @@ Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb, StringRef prefix,
 
 void buildSymbolicAttentionModule(ModelBuilder &mb) {
   mb.output("symbols",
-            emitSymbolicAttentionFromKwargs(mb, "", streamInput(mb)));
+            emitSymbolicAttentionFromKwargs(mb, "", mb.input("x", 3)));
 }
 
 /// Softmax over axis 2 of a rank-4 float32 tensor.
@@ -284,8 +283,8 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
 }
 
 void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
-  mb.output("symbols",
-            emitRelationalSymbolicAttentionFromKwargs(mb, "", streamInput(mb)));
+  mb.output("symbols", emitRelationalSymbolicAttentionFromKwargs(
+                           mb, "", mb.input("x", 3)));
 }
 
 Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
@@ -316,7 +315,7 @@ Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
 }
 
 void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
-  Value x = streamInput(mb);
+  Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return;
   auto xt = cast<RankedTensorType>(x.getType());
@@ -367,7 +366,7 @@ Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
 }
 
 void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
-  Value x = streamInput(mb);
+  Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return;
   mb.output("symbols",

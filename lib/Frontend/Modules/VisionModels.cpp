@@ -175,14 +175,10 @@ void buildVisionTransformer(ModelBuilder &mb) {
   std::optional<VisionStream> s = visionInput(mb, c.dModel);
   if (!s)
     return;
-  Value x = s->x;
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
-    std::string block = "encoder_blocks." + std::to_string(l) + ".";
-    SmallVector<Value> r = mb.outlined("block" + std::to_string(l), [&] {
-      return SmallVector<Value>{encoderBlock(mb, c, p, block, x, {}, {})};
-    });
-    x = r.empty() ? Value() : r[0];
-  }
+  Value x = mb.stack("block", layers, s->x, [&](int64_t l, Value x) {
+    return encoderBlock(mb, c, p, "encoder_blocks." + std::to_string(l) + ".",
+                        x, {}, {});
+  });
   visionHead(mb, *s, x, c.dModel);
 }
 
@@ -205,9 +201,8 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   std::optional<VisionStream> s = visionInput(mb, c.dModel);
   if (!s)
     return;
-  Value x = s->x;
   // One retriever shared by every layer, re-applied to the current stream.
-  auto layer = [&](int64_t l) -> Value {
+  auto layer = [&](int64_t l, Value x) -> Value {
     Value symbols;
     mb.withKwargs("symbol_retrieval_kwargs", retrieval, [&] {
       symbols = emitSymbolRetriever(mb, retrieval, "symbol_retriever.", x);
@@ -215,12 +210,7 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
     return dualEncoderBlock(mb, c, "encoder_blocks." + std::to_string(l) + ".",
                             x, symbols, {}, {});
   };
-  for (int64_t l = 0; l < layers && !mb.failed(); ++l) {
-    SmallVector<Value> r = mb.outlined("layer" + std::to_string(l), [&] {
-      return SmallVector<Value>{layer(l)};
-    });
-    x = r.empty() ? Value() : r[0];
-  }
+  Value x = mb.stack("layer", layers, s->x, layer);
   visionHead(mb, *s, x, c.dModel);
 }
 

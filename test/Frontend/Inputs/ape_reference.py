@@ -16,7 +16,7 @@ import math
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from reference_io import compare, load  # noqa: E402
+from reference_io import compare, layer_norm, linear, load  # noqa: E402
 
 
 def matmul(a, b):
@@ -60,18 +60,6 @@ def tree_path(n, bf):
         path.append((n - 1) % bf)
         n = (n - 1) // bf
     return path[::-1]
-
-
-def linear(x, w, b, n_out):
-    n_in = len(x)
-    return [sum(x[i] * w[o * n_in + i] for i in range(n_in)) + (b[o] if b else 0.0)
-            for o in range(n_out)]
-
-
-def layer_norm(v, w, b):
-    m = sum(v) / len(v)
-    var = sum((t - m) ** 2 for t in v) / len(v)
-    return [(t - m) / math.sqrt(var + 1e-5) * wi + bi for t, wi, bi in zip(v, w, b)]
 
 
 def main():

@@ -2,9 +2,12 @@
 
 load(path) -> {name: (shape, values)} for F32 and I64 safetensors tensors;
 compare(name, got, want) checks |got - want| <= 1e-4 + 1e-4 |want| element
-by element and exits non-zero on any mismatch (or a size mismatch).
+by element and exits non-zero on any mismatch (or a size mismatch);
+linear(x, w, b, n_out) is x·wᵀ + b for one vector and a flat [n_out, in] w;
+layer_norm(v, w, b) is LayerNorm with eps 1e-5 and the biased variance.
 """
 import json
+import math
 import struct
 import sys
 
@@ -39,3 +42,15 @@ def compare(name, got, want):
         for n, a, w in bad[:5]:
             print("  element %d: got %.7g want %.7g" % (n, a, w))
         sys.exit(1)
+
+
+def linear(x, w, b, n_out):
+    n_in = len(x)
+    return [sum(x[i] * w[o * n_in + i] for i in range(n_in)) + (b[o] if b else 0.0)
+            for o in range(n_out)]
+
+
+def layer_norm(v, w, b):
+    m = sum(v) / len(v)
+    var = sum((t - m) ** 2 for t in v) / len(v)
+    return [(t - m) / math.sqrt(var + 1e-5) * wi + bi for t, wi, bi in zip(v, w, b)]

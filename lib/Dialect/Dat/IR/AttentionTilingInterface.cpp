@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowTiling.h"
+
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -98,15 +100,9 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   }
 
   // Rows of a query tile keep their global position for the causal mask.
-  Value queryOffset;
-  if (getCausal()) {
-    AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
-    OpFoldResult base = getQueryOffset() ? OpFoldResult(getQueryOffset())
-                                         : OpFoldResult(b.getIndexAttr(0));
-    OpFoldResult shifted = affine::makeComposedFoldedAffineApply(
-        b, loc, d0 + d1, {base, offsets[2]});
-    queryOffset = getValueOrCreateConstantIndexOp(b, loc, shifted);
-  }
+  Value queryOffset =
+      getCausal() ? shiftedQueryOffset(b, loc, getQueryOffset(), offsets[2])
+                  : Value();
 
   auto tiled = AttentionOp::create(
       b, loc, init.getType(), query, key, value, mask, keyMask, scoreScale,

@@ -9,10 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dat/Dialect/Dat/IR/DatOps.h"
+#include "RowTiling.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "dat/Dialect/Dat/IR/DatOps.h"
 
 namespace mlir::dat {
 
@@ -21,9 +20,7 @@ SmallVector<utils::IteratorType> HyperAttentionOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> HyperAttentionOp::getIterationDomain(OpBuilder &b) {
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  return {{zero, tensor::getMixedSize(b, getLoc(), getInit(), 0), one},
-          {zero, tensor::getMixedSize(b, getLoc(), getInit(), 2), one}};
+  return batchRowDomain(b, getLoc(), getInit());
 }
 
 FailureOr<TilingResult>
@@ -31,48 +28,23 @@ HyperAttentionOp::getTiledImplementation(OpBuilder &b,
                                          ArrayRef<OpFoldResult> offsets,
                                          ArrayRef<OpFoldResult> sizes) {
   Location loc = getLoc();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   SmallVector<Operation *> slices;
-  // Slices `v` to the tile's batch range (or keeps a broadcast batch of 1)
-  // and its query rows at `rowDim`.
   auto slice = [&](Value v, std::optional<unsigned> batchDim,
-                   std::optional<unsigned> rowDim) {
-    SmallVector<OpFoldResult> offs, szs;
-    auto shape = tensor::getMixedSizes(b, loc, v);
-    auto type = cast<RankedTensorType>(v.getType());
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      if (batchDim && d == *batchDim && type.getDimSize(d) != 1) {
-        offs.push_back(offsets[0]);
-        szs.push_back(sizes[0]);
-      } else if (rowDim && d == *rowDim) {
-        offs.push_back(offsets[1]);
-        szs.push_back(sizes[1]);
-      } else {
-        offs.push_back(zero);
-        szs.push_back(shape[d]);
-      }
-    }
-    auto s = tensor::ExtractSliceOp::create(
-        b, loc, v, offs, szs, SmallVector<OpFoldResult>(offs.size(), one));
-    slices.push_back(s);
-    return s.getResult();
+                   std::optional<unsigned> rowDim) -> Value {
+    return v ? sliceBatchRows(b, loc, v, batchDim, rowDim, offsets, sizes,
+                              slices)
+             : Value();
   };
+  // (Named, so that the slices are created in a fixed order.)
   Value query = slice(getQuery(), 0, 2);
   Value key = slice(getKey(), 0, std::nullopt);
   Value value = slice(getValue(), 0, std::nullopt);
-  Value bias = getBias() ? slice(getBias(), 0, 2) : Value();
-  Value mask = getMask() ? slice(getMask(), std::nullopt, 0) : Value();
+  Value bias = slice(getBias(), 0, 2);
+  Value mask = slice(getMask(), std::nullopt, 0);
   Value init = slice(getInit(), 0, 2);
-  Value queryOffset;
-  if (getCausal()) {
-    AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
-    OpFoldResult base = getQueryOffset() ? OpFoldResult(getQueryOffset())
-                                         : OpFoldResult(b.getIndexAttr(0));
-    queryOffset = getValueOrCreateConstantIndexOp(
-        b, loc,
-        affine::makeComposedFoldedAffineApply(b, loc, d0 + d1,
-                                              {base, offsets[1]}));
-  }
+  Value queryOffset =
+      getCausal() ? shiftedQueryOffset(b, loc, getQueryOffset(), offsets[1])
+                  : Value();
   auto tiled = HyperAttentionOp::create(
       b, loc, init.getType(), query, key, value, bias, mask, queryOffset, init,
       getScaleAttr(), getNormalizationAttr(), getNetworkAttr(), getCausal());
@@ -83,10 +55,8 @@ LogicalResult HyperAttentionOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  OpFoldResult zero = b.getIndexAttr(0);
-  resultOffsets = {offsets[0], zero, offsets[1], zero};
-  resultSizes = {sizes[0], tensor::getMixedSize(b, getLoc(), getInit(), 1),
-                 sizes[1], tensor::getMixedSize(b, getLoc(), getInit(), 3)};
+  batchRowResultTile(b, getLoc(), getInit(), offsets, sizes, resultOffsets,
+                     resultSizes);
   return success();
 }
 

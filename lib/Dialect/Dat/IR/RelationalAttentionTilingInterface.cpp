@@ -8,10 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dat/Dialect/Dat/IR/DatOps.h"
+#include "RowTiling.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "dat/Dialect/Dat/IR/DatOps.h"
 
 namespace mlir::dat {
 
@@ -20,9 +19,7 @@ SmallVector<utils::IteratorType> RelationalAttentionOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> RelationalAttentionOp::getIterationDomain(OpBuilder &b) {
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  return {{zero, tensor::getMixedSize(b, getLoc(), getInit(), 0), one},
-          {zero, tensor::getMixedSize(b, getLoc(), getInit(), 2), one}};
+  return batchRowDomain(b, getLoc(), getInit());
 }
 
 FailureOr<TilingResult>
@@ -30,30 +27,15 @@ RelationalAttentionOp::getTiledImplementation(OpBuilder &b,
                                               ArrayRef<OpFoldResult> offsets,
                                               ArrayRef<OpFoldResult> sizes) {
   Location loc = getLoc();
-  OpFoldResult zero = b.getIndexAttr(0);
   SmallVector<Operation *> slices;
-  // Slices `v` at [b-range or all, ..., i-range at `rowDim`, ...].
   auto slice = [&](Value v, std::optional<unsigned> batchDim,
-                   std::optional<unsigned> rowDim) {
-    SmallVector<OpFoldResult> offs, szs, strides;
-    auto shape = tensor::getMixedSizes(b, loc, v);
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      strides.push_back(b.getIndexAttr(1));
-      if (batchDim && d == *batchDim) {
-        offs.push_back(offsets[0]);
-        szs.push_back(sizes[0]);
-      } else if (rowDim && d == *rowDim) {
-        offs.push_back(offsets[1]);
-        szs.push_back(sizes[1]);
-      } else {
-        offs.push_back(zero);
-        szs.push_back(shape[d]);
-      }
-    }
-    auto s = tensor::ExtractSliceOp::create(b, loc, v, offs, szs, strides);
-    slices.push_back(s);
-    return s.getResult();
+                   std::optional<unsigned> rowDim) -> Value {
+    return v ? sliceBatchRows(b, loc, v, batchDim, rowDim, offsets, sizes,
+                              slices)
+             : Value();
   };
+  // (Named, so that the slices are created in a fixed order.) Per-pair
+  // symbols [Lq, Lk, ...] follow the query rows, per-position ones the batch.
   Value query = slice(getQuery(), 0, 2);
   Value key = slice(getKey(), 0, std::nullopt);
   Value relQuery = slice(getRelQuery(), 0, 2);
@@ -61,17 +43,10 @@ RelationalAttentionOp::getTiledImplementation(OpBuilder &b,
   Value symbols = getSymbolsPerPair() ? slice(getSymbols(), std::nullopt, 0)
                                       : slice(getSymbols(), 0, std::nullopt);
   Value init = slice(getInit(), 0, 2);
-  Value mask = getMask() ? slice(getMask(), std::nullopt, 0) : Value();
-  Value queryOffset;
-  if (getCausal()) {
-    AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
-    OpFoldResult base = getQueryOffset() ? OpFoldResult(getQueryOffset())
-                                         : OpFoldResult(b.getIndexAttr(0));
-    queryOffset = getValueOrCreateConstantIndexOp(
-        b, loc,
-        affine::makeComposedFoldedAffineApply(b, loc, d0 + d1,
-                                              {base, offsets[1]}));
-  }
+  Value mask = slice(getMask(), std::nullopt, 0);
+  Value queryOffset =
+      getCausal() ? shiftedQueryOffset(b, loc, getQueryOffset(), offsets[1])
+                  : Value();
   auto tiled = RelationalAttentionOp::create(
       b, loc, init.getType(), query, key, relQuery, relKey, symbols, getWr(),
       mask, queryOffset, init, getScaleAttr(), getRelScaleAttr(),
@@ -83,10 +58,8 @@ LogicalResult RelationalAttentionOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  OpFoldResult zero = b.getIndexAttr(0);
-  resultOffsets = {offsets[0], zero, offsets[1], zero};
-  resultSizes = {sizes[0], tensor::getMixedSize(b, getLoc(), getInit(), 1),
-                 sizes[1], tensor::getMixedSize(b, getLoc(), getInit(), 3)};
+  batchRowResultTile(b, getLoc(), getInit(), offsets, sizes, resultOffsets,
+                     resultSizes);
   return success();
 }
 

@@ -10,6 +10,15 @@
 
 namespace mlir::dat {
 
+Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset) {
+  Value row = linalg::IndexOp::create(nb, nl, 2);
+  if (queryOffset)
+    row = arith::AddIOp::create(nb, nl, row, queryOffset);
+  Value col = linalg::IndexOp::create(nb, nl, 3);
+  Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ule, col, row);
+  return allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
+}
+
 Value convertInto(OpBuilder &b, Location loc, Value x, Value init) {
   auto t = cast<RankedTensorType>(init.getType());
   AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());

@@ -20,6 +20,10 @@
 
 namespace mlir::dat {
 
+/// Inside a generic over (b, h, i, j): `allowed` (or true when null) and the
+/// causal condition j <= i + queryOffset (queryOffset may be null: 0).
+Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset);
+
 /// Builds the shared front half of attention: exp(S - max) with masking and
 /// the row sums, in the accumulation type.
 struct SoftmaxParts {
@@ -126,16 +130,8 @@ inline SoftmaxParts buildSoftmaxParts(OpTy op, int64_t group,
               allowed =
                   allowed ? arith::AndIOp::create(nb, nl, allowed, km) : km;
             }
-            if (causal) {
-              Value row = linalg::IndexOp::create(nb, nl, 2);
-              if (queryOffset)
-                row = arith::AddIOp::create(nb, nl, row, queryOffset);
-              Value col = linalg::IndexOp::create(nb, nl, 3);
-              Value ok = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::ule, col, row);
-              allowed =
-                  allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
-            }
+            if (causal)
+              allowed = andCausal(nb, nl, allowed, queryOffset);
             if (allowed) {
               Value fill = arith::ConstantOp::create(nb, nl, fillAttr);
               s = arith::SelectOp::create(nb, nl, allowed, s, fill);

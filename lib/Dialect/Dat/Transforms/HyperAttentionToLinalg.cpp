@@ -77,16 +77,8 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
             Value allowed;
             if (hasMask)
               allowed = args[hasBias ? 1 : 0];
-            if (causal) {
-              Value row = linalg::IndexOp::create(nb, nl, 2);
-              if (queryOffset)
-                row = arith::AddIOp::create(nb, nl, row, queryOffset);
-              Value col = linalg::IndexOp::create(nb, nl, 3);
-              Value ok = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::ule, col, row);
-              allowed =
-                  allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
-            }
+            if (causal)
+              allowed = andCausal(nb, nl, allowed, queryOffset);
             if (allowed)
               v = arith::SelectOp::create(
                   nb, nl, allowed, v, arith::ConstantOp::create(nb, nl, fill));
