@@ -224,13 +224,9 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
     mb.error(mb.config.path + ": kwargs.n_heads_sa: no attention heads");
     return;
   }
-  if (!llvm::is_contained(
-          {"symbolic_attention", "positional_symbols", "position_relative"},
-          retrieval)) {
-    mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
-             "' (symbolic_attention, positional_symbols, position_relative)");
+  // The reference's LM does not accept rel_sym_attn (spec §7.1).
+  if (!checkSymbolRetrieval(mb, retrieval, false))
     return;
-  }
   std::optional<LMStream> s =
       lmInput(mb, vocab, c.dModel, maxLen, posEnc, c.dModel / heads);
   if (!s)

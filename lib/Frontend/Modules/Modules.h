@@ -194,6 +194,10 @@ mlir::Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb,
 /// The retriever `kind` (symbolic_attention, rel_sym_attn,
 /// positional_symbols, position_relative) with weights under `prefix` and
 /// its kwargs from the current scope, applied to the stream x [B,L,d].
+/// Whether `kind` names a retriever the model accepts (rel_sym_attn only
+/// where `allowRelSymAttn`); an error listing them otherwise.
+bool checkSymbolRetrieval(ModelBuilder &mb, llvm::StringRef kind,
+                          bool allowRelSymAttn);
 mlir::Value emitSymbolRetriever(ModelBuilder &mb, llvm::StringRef kind,
                                 llvm::StringRef prefix, mlir::Value x);
 /// RelationalSymbolicAttention (spec §4.4) with weights under `prefix`, from

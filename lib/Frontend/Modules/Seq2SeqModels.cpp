@@ -188,14 +188,8 @@ void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb) {
     return;
   std::string retrieval =
       mb.stringArg("symbol_retrieval", "symbolic_attention");
-  if (!llvm::is_contained({"symbolic_attention", "positional_symbols",
-                           "position_relative", "rel_sym_attn"},
-                          retrieval)) {
-    mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
-             "' (symbolic_attention, positional_symbols, position_relative, "
-             "rel_sym_attn)");
+  if (!checkSymbolRetrieval(mb, retrieval, true))
     return;
-  }
   auto [x, y] = embedStreams(mb, *s);
   // Each layer reads its block's kwargs (and the retriever's) in one scope,
   // as the dual attention reads n_heads_sa, sa_kwargs, ... from it.

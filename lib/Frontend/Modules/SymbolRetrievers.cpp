@@ -374,6 +374,19 @@ void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
                 mb, "", cast<RankedTensorType>(x.getType()).getDimSize(1)));
 }
 
+bool checkSymbolRetrieval(ModelBuilder &mb, StringRef kind,
+                          bool allowRelSymAttn) {
+  SmallVector<StringRef> known = {"symbolic_attention", "positional_symbols",
+                                  "position_relative"};
+  if (allowRelSymAttn)
+    known.push_back("rel_sym_attn");
+  if (llvm::is_contained(known, kind))
+    return true;
+  mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + kind + "' (" +
+           llvm::join(known, ", ") + ")");
+  return false;
+}
+
 Value emitSymbolRetriever(ModelBuilder &mb, StringRef kind, StringRef prefix,
                           Value x) {
   if (mb.failed() || !x)

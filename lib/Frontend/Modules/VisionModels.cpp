@@ -190,14 +190,8 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   c.causal = false;
   if (mb.failed())
     return;
-  if (!llvm::is_contained({"symbolic_attention", "positional_symbols",
-                           "position_relative", "rel_sym_attn"},
-                          retrieval)) {
-    mb.error(mb.config.path + ": kwargs.symbol_retrieval: '" + retrieval +
-             "' (symbolic_attention, positional_symbols, position_relative, "
-             "rel_sym_attn)");
+  if (!checkSymbolRetrieval(mb, retrieval, true))
     return;
-  }
   std::optional<VisionStream> s = visionInput(mb, c.dModel);
   if (!s)
     return;
