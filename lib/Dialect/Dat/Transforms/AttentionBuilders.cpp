@@ -15,7 +15,7 @@ Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset) {
   if (queryOffset)
     row = arith::AddIOp::create(nb, nl, row, queryOffset);
   Value col = linalg::IndexOp::create(nb, nl, 3);
-  Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ule, col, row);
+  Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sle, col, row);
   return allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
 }
 
@@ -33,57 +33,173 @@ Value convertInto(OpBuilder &b, Location loc, Value x, Value init) {
       .getResult(0);
 }
 
-Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
+Value reduceAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
+                  TypedAttr init, ScalarCombine combine) {
   auto t = cast<RankedTensorType>(x.getType());
-  auto ft = cast<FloatType>(t.getElementType());
   MLIRContext *ctx = b.getContext();
   unsigned rank = t.getRank();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap row = id.dropResult(axis);
-  SmallVector<IteratorType> reduce(rank, kPar), par(rank, kPar);
-  reduce[axis] = kRed;
+  SmallVector<IteratorType> iterators(rank, kPar);
+  iterators[axis] = kRed;
   SmallVector<OpFoldResult> rowShape = tensor::getMixedSizes(b, loc, x);
   rowShape.erase(rowShape.begin() + axis);
-  auto rowReduce = [&](Value in, TypedAttr init, auto combine) {
-    Value acc = filledTensor(b, loc, rowShape, ft, init);
-    return linalg::GenericOp::create(
-               b, loc, acc.getType(), ValueRange{in}, ValueRange{acc},
-               ArrayRef<AffineMap>{id, row}, reduce,
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 linalg::YieldOp::create(nb, nl,
-                                         combine(nb, nl, args[0], args[1]));
-               })
-        .getResult(0);
-  };
-  auto rowwise = [&](Value in, Value rowValue, auto fn) {
-    return linalg::GenericOp::create(
-               b, loc, t, ValueRange{in, rowValue},
-               ValueRange{tensor::EmptyOp::create(
-                   b, loc, tensor::getMixedSizes(b, loc, x), ft)},
-               ArrayRef<AffineMap>{id, row, id}, par,
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 linalg::YieldOp::create(nb, nl, fn(nb, nl, args[0], args[1]));
-               })
-        .getResult(0);
-  };
-  Value mx = rowReduce(
-      x, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)),
+  Value acc = filledTensor(b, loc, rowShape, init.getType(), init);
+  return linalg::GenericOp::create(
+             b, loc, acc.getType(), ValueRange{x}, ValueRange{acc},
+             ArrayRef<AffineMap>{id, id.dropResult(axis)}, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       combine(nb, nl, args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+Value maxAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
+  auto ft = cast<FloatType>(getElementTypeOrSelf(x.getType()));
+  return reduceAlong(
+      b, loc, x, axis,
+      b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)),
       [](OpBuilder &nb, Location nl, Value a, Value c) -> Value {
         return arith::MaximumFOp::create(nb, nl, a, c);
       });
-  Value ex =
-      rowwise(x, mx, [](OpBuilder &nb, Location nl, Value v, Value m) -> Value {
-        return math::ExpOp::create(nb, nl, arith::SubFOp::create(nb, nl, v, m));
-      });
-  Value sum =
-      rowReduce(ex, b.getFloatAttr(ft, 0.0),
-                [](OpBuilder &nb, Location nl, Value a, Value c) -> Value {
-                  return arith::AddFOp::create(nb, nl, a, c);
-                });
-  return rowwise(ex, sum,
+}
+
+Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
+  auto ft = cast<FloatType>(getElementTypeOrSelf(x.getType()));
+  return reduceAlong(b, loc, x, axis, b.getFloatAttr(ft, 0.0),
+                     [](OpBuilder &nb, Location nl, Value a, Value c) -> Value {
+                       return arith::AddFOp::create(nb, nl, a, c);
+                     });
+}
+
+Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
+              unsigned axis, ScalarCombine fn) {
+  auto t = cast<RankedTensorType>(x.getType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, t, ValueRange{x, rowValue},
+             ValueRange{tensor::EmptyOp::create(
+                 b, loc, tensor::getMixedSizes(b, loc, x), t.getElementType())},
+             ArrayRef<AffineMap>{id, id.dropResult(axis), id},
+             SmallVector<IteratorType>(t.getRank(), kPar),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
+  Value ex = rowwise(b, loc, x, maxAlong(b, loc, x, axis), axis,
+                     [](OpBuilder &nb, Location nl, Value v, Value m) -> Value {
+                       return math::ExpOp::create(
+                           nb, nl, arith::SubFOp::create(nb, nl, v, m));
+                     });
+  return rowwise(b, loc, ex, sumAlong(b, loc, ex, axis), axis,
                  [](OpBuilder &nb, Location nl, Value v, Value s) -> Value {
                    return arith::DivFOp::create(nb, nl, v, s);
                  });
+}
+
+Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
+                  FloatType accTy) {
+  MLIRContext *ctx = b.getContext();
+  auto size = [&](Value v, int64_t dim) {
+    return tensor::getMixedSize(b, loc, v, dim);
+  };
+  OpFoldResult B = size(in.query, 0), H = size(in.query, 1),
+               Nq = size(in.query, 2), Nk = size(in.key, 2);
+  AffineExpr bb, h, i, j, x;
+  bindDims(ctx, bb, h, i, j, x);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(5, 0, results, ctx);
+  };
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+
+  // S[b,h,i,j] = Σ_d q[b,h,i,d] · k[b,g(h),j,d]   (x = d)
+  Value scores = filledTensor(b, loc, {B, H, Nq, Nk}, accTy,
+                              b.getFloatAttr(accTy, 0.0));
+  scores = buildMulAcc(b, loc, in.query, in.key, scores,
+                       {map({bb, h, i, x}), map({bb, h.floorDiv(in.group), j, x}),
+                        map({bb, h, i, j})},
+                       {kPar, kPar, kPar, kPar, kRed});
+
+  // Scale (and the per-pair score_scale), then the fill value where a mask
+  // or causality forbids the pair.
+  SmallVector<Value> maskInputs;
+  SmallVector<AffineMap> maskMaps;
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  if (in.scoreScale) {
+    bool broadcast =
+        cast<RankedTensorType>(in.scoreScale.getType()).getDimSize(0) == 1;
+    maskInputs.push_back(in.scoreScale);
+    maskMaps.push_back(AffineMap::get(
+        4, 0, {broadcast ? getAffineConstantExpr(0, ctx) : d0, d2, d3}, ctx));
+  }
+  if (in.mask) {
+    maskInputs.push_back(in.mask);
+    maskMaps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
+  }
+  if (in.keyMask) {
+    maskInputs.push_back(in.keyMask);
+    maskMaps.push_back(AffineMap::get(4, 0, {d0, d3}, ctx));
+  }
+  maskMaps.push_back(id4);
+  TypedAttr fillAttr =
+      in.fill ? b.getFloatAttr(accTy, *in.fill)
+              : b.getFloatAttr(accTy, APFloat::getInf(
+                                          accTy.getFloatSemantics(), true));
+  Value scale =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(accTy, in.scale));
+  return linalg::GenericOp::create(
+             b, loc, scores.getType(), maskInputs, ValueRange{scores},
+             maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
+               unsigned next = 0;
+               if (in.scoreScale)
+                 s = arith::MulFOp::create(
+                     nb, nl, s, castFloat(nb, nl, args[next++], accTy));
+               Value allowed;
+               if (in.mask)
+                 allowed = args[next++];
+               if (in.keyMask) {
+                 Value km = args[next++];
+                 allowed =
+                     allowed ? arith::AndIOp::create(nb, nl, allowed, km) : km;
+               }
+               if (in.causal)
+                 allowed = andCausal(nb, nl, allowed, in.queryOffset);
+               if (allowed) {
+                 Value fill = arith::ConstantOp::create(nb, nl, fillAttr);
+                 s = arith::SelectOp::create(nb, nl, allowed, s, fill);
+               }
+               linalg::YieldOp::create(nb, nl, s);
+             })
+      .getResult(0);
+}
+
+Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m) {
+  auto ft = cast<FloatType>(m.getType());
+  Value negInf = arith::ConstantOp::create(
+      nb, nl, nb.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
+  Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(ft, 0.0));
+  Value isEmpty =
+      arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m, negInf);
+  Value safe = arith::SelectOp::create(nb, nl, isEmpty, zero, m);
+  return math::ExpOp::create(nb, nl, arith::SubFOp::create(nb, nl, x, safe));
+}
+
+SoftmaxParts buildSoftmaxParts(OpBuilder &b, Location loc,
+                               const ScoreInputs &in) {
+  FloatType accTy =
+      accumulationType(getElementTypeOrSelf(in.query.getType()));
+  Value scores = buildScores(b, loc, in, accTy);
+  // exp(S - m); a fully masked row has m = -inf and uses 0 instead, so that
+  // its weights are exp(-inf) = 0 rather than NaN.
+  Value exps = rowwise(b, loc, scores, maxAlong(b, loc, scores, 3), 3,
+                       expMinusSafeMax);
+  return {scores, exps, sumAlong(b, loc, exps, 3), accTy};
 }
 
 Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x) {

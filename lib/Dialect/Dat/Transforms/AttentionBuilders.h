@@ -24,6 +24,47 @@ namespace mlir::dat {
 /// causal condition j <= i + queryOffset (queryOffset may be null: 0).
 Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset);
 
+/// The operands of a masked, scaled score tensor S[b,h,i,j] =
+/// scale·⟨query[b,h,i], key[b,g(h),j]⟩ (× score_scale), with the fill where
+/// a mask, the key mask or causality forbids the pair. A key block of an op
+/// is the same bundle with key-axis slices and a shifted query offset.
+struct ScoreInputs {
+  Value query, key;
+  Value mask;       // [Nq,Nk] i1, optional
+  Value keyMask;    // [B,Nk] i1, optional
+  Value scoreScale; // [1|B,Nq,Nk], optional
+  Value queryOffset;
+  bool causal = false;
+  double scale = 1.0;
+  std::optional<double> fill; // the masked value; -inf when unset
+  int64_t group = 1;
+};
+
+/// The APE extras (key-padding mask, per-pair score scale, finite mask
+/// fill) exist on dat.attention and dat.attention_weights only.
+template <typename OpTy>
+ScoreInputs scoreInputs(OpTy op, int64_t group) {
+  ScoreInputs in;
+  in.query = op.getQuery();
+  in.key = op.getKey();
+  in.mask = op.getMask();
+  in.queryOffset = op.getQueryOffset();
+  in.causal = op.getCausal();
+  in.scale = op.getScale().convertToDouble();
+  in.group = group;
+  if constexpr (!std::is_same_v<OpTy, RelationalAttentionOp>) {
+    in.keyMask = op.getKeyMask();
+    in.scoreScale = op.getScoreScale();
+    if (op.getMaskFillAttr())
+      in.fill = op.getMaskFillAttr().getValueAsDouble();
+  }
+  return in;
+}
+
+/// S [B,H,Nq,Nk] in `accTy`: scaled, masked scores.
+Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
+                  FloatType accTy);
+
 /// Builds the shared front half of attention: exp(S - max) with masking and
 /// the row sums, in the accumulation type.
 struct SoftmaxParts {
@@ -32,157 +73,13 @@ struct SoftmaxParts {
   Value rowSum; // [B,H,Nq]
   FloatType accTy;
 };
-
-/// The APE extras (key-padding mask, per-pair score scale, finite mask
-/// fill) exist on dat.attention and dat.attention_weights only.
-template <typename OpTy> struct ScoreExtras {
-  static Value keyMask(OpTy op) { return op.getKeyMask(); }
-  static Value scoreScale(OpTy op) { return op.getScoreScale(); }
-  static FloatAttr maskFill(OpTy op) { return op.getMaskFillAttr(); }
-};
-template <> struct ScoreExtras<RelationalAttentionOp> {
-  static Value keyMask(RelationalAttentionOp) { return {}; }
-  static Value scoreScale(RelationalAttentionOp) { return {}; }
-  static FloatAttr maskFill(RelationalAttentionOp) { return {}; }
-};
+SoftmaxParts buildSoftmaxParts(OpBuilder &b, Location loc,
+                               const ScoreInputs &in);
 
 template <typename OpTy>
 inline SoftmaxParts buildSoftmaxParts(OpTy op, int64_t group,
                                       PatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  FloatType accTy = accumulationType(op.getQueryType().getElementType());
-  auto size = [&](Value v, int64_t dim) {
-    return tensor::getMixedSize(rewriter, loc, v, dim);
-  };
-  OpFoldResult B = size(op.getQuery(), 0), H = size(op.getQuery(), 1),
-               Nq = size(op.getQuery(), 2), Nk = size(op.getKey(), 2);
-
-  AffineExpr b, h, i, j, x;
-  bindDims(ctx, b, h, i, j, x);
-  auto map = [&](ArrayRef<AffineExpr> results) {
-    return AffineMap::get(5, 0, results, ctx);
-  };
-  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap rowMap = AffineMap::get(4, 0, {b, h, i}, ctx);
-  TypedAttr zeroAttr = rewriter.getFloatAttr(accTy, 0.0);
-  TypedAttr negInfAttr = rewriter.getFloatAttr(
-      accTy, APFloat::getInf(accTy.getFloatSemantics(), /*Negative=*/true));
-
-  // S[b,h,i,j] = Σ_d q[b,h,i,d] · k[b,g(h),j,d]   (x = d)
-  Value scores = filledTensor(rewriter, loc, {B, H, Nq, Nk}, accTy, zeroAttr);
-  scores = buildMulAcc(
-      rewriter, loc, op.getQuery(), op.getKey(), scores,
-      {map({b, h, i, x}), map({b, h.floorDiv(group), j, x}), map({b, h, i, j})},
-      {kPar, kPar, kPar, kPar, kRed});
-
-  // Scale (and the per-pair score_scale), then the fill value (-inf unless
-  // mask_fill says otherwise) where a mask or causality forbids the pair.
-  SmallVector<Value> maskInputs;
-  SmallVector<AffineMap> maskMaps;
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  bool hasScoreScale = ScoreExtras<OpTy>::scoreScale(op) != nullptr;
-  if (hasScoreScale) {
-    bool broadcast =
-        cast<RankedTensorType>(ScoreExtras<OpTy>::scoreScale(op).getType())
-            .getDimSize(0) == 1;
-    maskInputs.push_back(ScoreExtras<OpTy>::scoreScale(op));
-    maskMaps.push_back(AffineMap::get(
-        4, 0, {broadcast ? getAffineConstantExpr(0, ctx) : d0, d2, d3}, ctx));
-  }
-  if (op.getMask()) {
-    maskInputs.push_back(op.getMask());
-    maskMaps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
-  }
-  bool hasKeyMask = ScoreExtras<OpTy>::keyMask(op) != nullptr;
-  if (hasKeyMask) {
-    maskInputs.push_back(ScoreExtras<OpTy>::keyMask(op));
-    maskMaps.push_back(AffineMap::get(4, 0, {d0, d3}, ctx));
-  }
-  maskMaps.push_back(id4);
-  TypedAttr fillAttr =
-      ScoreExtras<OpTy>::maskFill(op)
-          ? rewriter.getFloatAttr(
-                accTy, ScoreExtras<OpTy>::maskFill(op).getValueAsDouble())
-          : negInfAttr;
-  Value scale = arith::ConstantOp::create(
-      rewriter, loc,
-      rewriter.getFloatAttr(accTy, op.getScale().convertToDouble()));
-  Value queryOffset = op.getQueryOffset();
-  bool causal = op.getCausal();
-  bool hasMask = op.getMask() != nullptr;
-  scores =
-      linalg::GenericOp::create(
-          rewriter, loc, scores.getType(), maskInputs, ValueRange{scores},
-          maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
-            unsigned next = 0;
-            if (hasScoreScale)
-              s = arith::MulFOp::create(nb, nl, s,
-                                        castFloat(nb, nl, args[next++], accTy));
-            Value allowed;
-            if (hasMask)
-              allowed = args[next++];
-            if (hasKeyMask) {
-              Value km = args[next++];
-              allowed =
-                  allowed ? arith::AndIOp::create(nb, nl, allowed, km) : km;
-            }
-            if (causal)
-              allowed = andCausal(nb, nl, allowed, queryOffset);
-            if (allowed) {
-              Value fill = arith::ConstantOp::create(nb, nl, fillAttr);
-              s = arith::SelectOp::create(nb, nl, allowed, s, fill);
-            }
-            linalg::YieldOp::create(nb, nl, s);
-          })
-          .getResult(0);
-
-  // m[b,h,i] = max_j S
-  Value rowMax = filledTensor(rewriter, loc, {B, H, Nq}, accTy, negInfAttr);
-  rowMax = linalg::GenericOp::create(
-               rewriter, loc, rowMax.getType(), ValueRange{scores},
-               ValueRange{rowMax}, ArrayRef<AffineMap>{id4, rowMap},
-               ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 Value m = arith::MaximumFOp::create(nb, nl, args[0], args[1]);
-                 linalg::YieldOp::create(nb, nl, m);
-               })
-               .getResult(0);
-
-  // exp(S - m); a fully masked row has m = -inf and uses 0 instead, so that
-  // its weights are exp(-inf) = 0 rather than NaN.
-  Value exps =
-      linalg::GenericOp::create(
-          rewriter, loc, scores.getType(), ValueRange{rowMax},
-          ValueRange{scores}, ArrayRef<AffineMap>{rowMap, id4},
-          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value negInf = arith::ConstantOp::create(nb, nl, negInfAttr);
-            Value zero = arith::ConstantOp::create(nb, nl, zeroAttr);
-            Value isEmpty = arith::CmpFOp::create(
-                nb, nl, arith::CmpFPredicate::OEQ, args[0], negInf);
-            Value m = arith::SelectOp::create(nb, nl, isEmpty, zero, args[0]);
-            Value d = arith::SubFOp::create(nb, nl, args[1], m);
-            Value e = math::ExpOp::create(nb, nl, d);
-            linalg::YieldOp::create(nb, nl, e);
-          })
-          .getResult(0);
-
-  // l[b,h,i] = Σ_j exp
-  Value rowSum = filledTensor(rewriter, loc, {B, H, Nq}, accTy, zeroAttr);
-  rowSum = linalg::GenericOp::create(
-               rewriter, loc, rowSum.getType(), ValueRange{exps},
-               ValueRange{rowSum}, ArrayRef<AffineMap>{id4, rowMap},
-               ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 Value sum = arith::AddFOp::create(nb, nl, args[0], args[1]);
-                 linalg::YieldOp::create(nb, nl, sum);
-               })
-               .getResult(0);
-  return {scores, exps, rowSum, accTy};
+  return buildSoftmaxParts(rewriter, op.getLoc(), scoreInputs(op, group));
 }
 
 /// result = x / l, or 0 where l = 0 (fully masked rows), converted to the
@@ -219,6 +116,22 @@ Value convertInto(OpBuilder &b, Location loc, Value x, Value init);
 /// softmax of `x` along `axis` (max-subtracted), in x's element type.
 Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
 
+using ScalarCombine =
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)>;
+
+/// `x` reduced along `axis` with `combine`, starting from `init`.
+Value reduceAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
+                  TypedAttr init, ScalarCombine combine);
+Value maxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
+Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
+
+/// fn(x[..], row[..]) elementwise, `row` being `x` without `axis`.
+Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
+              unsigned axis, ScalarCombine fn);
+
+/// exp(x - m), with m = -inf (an empty row) read as 0 so the result is 0.
+Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m);
+
 /// act(x) for the scalar relation/FFN activations (not softmax).
 Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 
@@ -226,6 +139,22 @@ Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 /// softmax over j for "softmax".
 Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
                      double scale, StringRef activation, FloatType accTy);
+
+/// HYLA scores s[b,h,i,j] = scale·⟨q, k⟩ + bias in `accTy`, masked pairs set
+/// to the fill of `normalization` (lowest float for softmax, else 0).
+Value buildHyperScores(OpBuilder &rw, Location loc, Value query, Value key,
+                       Value bias, Value mask, bool causal, Value queryOffset,
+                       double scale, StringRef normalization, FloatType accTy);
+
+/// HYLA's normalization of scores: across heads (rms_head), along keys
+/// (softmax) or none.
+Value normalizeHyperScores(OpBuilder &rw, Location loc, Value s,
+                           StringRef normalization);
+
+/// acc[b,h,i,e] + Σ_j a[b,h,i,j] · (HYLA value network)[.., j, e] for the
+/// keys of `a` and `values`.
+Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
+                            StringRef network, Value acc);
 
 } // namespace mlir::dat
 

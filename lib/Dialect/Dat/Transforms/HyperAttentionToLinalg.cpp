@@ -17,13 +17,11 @@
 #include <cfloat>
 
 namespace mlir::dat {
-namespace {
 
-/// a[b,h,i,j] in `accTy` for the operands of either HYLA op.
-Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
-                        Value bias, Value mask, bool causal, Value queryOffset,
-                        double scale, StringRef normalization,
-                        FloatType accTy) {
+Value buildHyperScores(OpBuilder &rw, Location loc, Value query, Value key,
+                       Value bias, Value mask, bool causal, Value queryOffset,
+                       double scale, StringRef normalization,
+                       FloatType accTy) {
   MLIRContext *ctx = rw.getContext();
   auto size = [&](Value v, int64_t d) {
     return tensor::getMixedSize(rw, loc, v, d);
@@ -85,8 +83,23 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
             linalg::YieldOp::create(nb, nl, v);
           })
           .getResult(0);
+  return s;
+}
+
+Value normalizeHyperScores(OpBuilder &rw, Location loc, Value s,
+                           StringRef normalization) {
   if (normalization == "none")
     return s;
+  MLIRContext *ctx = rw.getContext();
+  auto accTy = cast<FloatType>(getElementTypeOrSelf(s.getType()));
+  TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
+  OpFoldResult B = tensor::getMixedSize(rw, loc, s, 0),
+               H = tensor::getMixedSize(rw, loc, s, 1),
+               Lq = tensor::getMixedSize(rw, loc, s, 2),
+               Lk = tensor::getMixedSize(rw, loc, s, 3);
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
 
   if (normalization == "rms_head") {
     // ms[b,i,j] = mean over heads of s²; a = s · rsqrt(ms + 1e-6).
@@ -95,7 +108,7 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
     ms = linalg::GenericOp::create(
              rw, loc, ms.getType(), ValueRange{s}, ValueRange{ms},
              ArrayRef<AffineMap>{id4, pairMap},
-             ArrayRef<IteratorType>{kRed, kPar, kPar, kPar},
+             ArrayRef<IteratorType>{kPar, kRed, kPar, kPar},
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value sq = arith::MulFOp::create(nb, nl, args[0], args[0]);
                Value sum = arith::AddFOp::create(nb, nl, args[1], sq);
@@ -126,6 +139,61 @@ Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
   return softmaxAlong(rw, loc, s, 3);
 }
 
+Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
+                            StringRef network, Value acc) {
+  MLIRContext *ctx = rw.getContext();
+  auto accTy = cast<FloatType>(getElementTypeOrSelf(acc.getType()));
+  AffineExpr b, h, i, e, j;
+  bindDims(ctx, b, h, i, e, j);
+  auto map5 = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(5, 0, r, ctx);
+  };
+  AffineMap valueMap = map5({b, h, j, e});
+  if (network != "default") {
+    // z[b,i,j,e] = φ(Σ_h a[b,h,i,j] · v[b,h,j,e])   (loops b, i, j, e, h)
+    AffineExpr zb, zi, zj, ze, zh;
+    bindDims(ctx, zb, zi, zj, ze, zh);
+    SmallVector<OpFoldResult> oShape = tensor::getMixedSizes(rw, loc, acc);
+    OpFoldResult Lk = tensor::getMixedSize(rw, loc, a, 3);
+    Value z = filledTensor(rw, loc, {oShape[0], oShape[2], Lk, oShape[3]},
+                           accTy, rw.getFloatAttr(accTy, 0.0));
+    z = buildMulAcc(rw, loc, a, values, z,
+                    {map5({zb, zh, zi, zj}), map5({zb, zh, zj, ze}),
+                     map5({zb, zi, zj, ze})},
+                    {kPar, kPar, kPar, kPar, kRed});
+    if (network == "mlp_relu") {
+      AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+      z = linalg::GenericOp::create(
+              rw, loc, z.getType(), ValueRange{}, ValueRange{z},
+              ArrayRef<AffineMap>{id4},
+              ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                linalg::YieldOp::create(
+                    nb, nl, emitActivation(nb, nl, "relu", args[0]));
+              })
+              .getResult(0);
+    }
+    values = z;
+    valueMap = map5({b, i, j, e});
+  }
+  // result[b,h,i,e] += Σ_j a[b,h,i,j] · values   (loops b, h, i, e, j)
+  return buildMulAcc(rw, loc, a, values, acc,
+                     {map5({b, h, i, j}), valueMap, map5({b, h, i, e})},
+                     {kPar, kPar, kPar, kPar, kRed});
+}
+
+namespace {
+
+/// a[b,h,i,j] in `accTy` for the operands of either HYLA op.
+Value buildHyperWeights(OpBuilder &rw, Location loc, Value query, Value key,
+                        Value bias, Value mask, bool causal, Value queryOffset,
+                        double scale, StringRef normalization,
+                        FloatType accTy) {
+  Value s = buildHyperScores(rw, loc, query, key, bias, mask, causal,
+                             queryOffset, scale, normalization, accTy);
+  return normalizeHyperScores(rw, loc, s, normalization);
+}
+
 struct HyperAttentionWeightsToLinalg final
     : OpRewritePattern<HyperAttentionWeightsOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -148,55 +216,17 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
   LogicalResult matchAndRewrite(HyperAttentionOp op,
                                 PatternRewriter &rw) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rw.getContext();
     FloatType accTy = accumulationType(
         cast<RankedTensorType>(op.getQuery().getType()).getElementType());
     Value a = buildHyperWeights(
         rw, loc, op.getQuery(), op.getKey(), op.getBias(), op.getMask(),
         op.getCausal(), op.getQueryOffset(), op.getScale().convertToDouble(),
         op.getNormalization(), accTy);
-    AffineExpr b, h, i, e, j;
-    bindDims(ctx, b, h, i, e, j);
-    auto map5 = [&](ArrayRef<AffineExpr> r) {
-      return AffineMap::get(5, 0, r, ctx);
-    };
-    TypedAttr zero = rw.getFloatAttr(accTy, 0.0);
-    SmallVector<OpFoldResult> oShape =
-        tensor::getMixedSizes(rw, loc, op.getInit());
-    Value acc = filledTensor(rw, loc, oShape, accTy, zero);
-
-    Value values = op.getValue();
-    AffineMap valueMap = map5({b, h, j, e});
-    if (op.getNetwork() != "default") {
-      // z[b,i,j,e] = φ(Σ_h a[b,h,i,j] · v[b,h,j,e])   (loops b, i, j, e, h)
-      AffineExpr zb, zi, zj, ze, zh;
-      bindDims(ctx, zb, zi, zj, ze, zh);
-      OpFoldResult Lk = tensor::getMixedSize(rw, loc, op.getKey(), 2);
-      Value z = filledTensor(rw, loc, {oShape[0], oShape[2], Lk, oShape[3]},
-                             accTy, zero);
-      z = buildMulAcc(rw, loc, a, values, z,
-                      {map5({zb, zh, zi, zj}), map5({zb, zh, zj, ze}),
-                       map5({zb, zi, zj, ze})},
-                      {kPar, kPar, kPar, kPar, kRed});
-      if (op.getNetwork() == "mlp_relu") {
-        AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-        z = linalg::GenericOp::create(
-                rw, loc, z.getType(), ValueRange{}, ValueRange{z},
-                ArrayRef<AffineMap>{id4},
-                ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-                [&](OpBuilder &nb, Location nl, ValueRange args) {
-                  linalg::YieldOp::create(
-                      nb, nl, emitActivation(nb, nl, "relu", args[0]));
-                })
-                .getResult(0);
-      }
-      values = z;
-      valueMap = map5({b, i, j, e});
-    }
-    // result[b,h,i,e] = Σ_j a[b,h,i,j] · values   (loops b, h, i, e, j)
-    acc = buildMulAcc(rw, loc, a, values, acc,
-                      {map5({b, h, i, j}), valueMap, map5({b, h, i, e})},
-                      {kPar, kPar, kPar, kPar, kRed});
+    Value acc = filledTensor(rw, loc,
+                             tensor::getMixedSizes(rw, loc, op.getInit()),
+                             accTy, rw.getFloatAttr(accTy, 0.0));
+    acc = accumulateHyperValues(rw, loc, a, op.getValue(), op.getNetwork(),
+                                acc);
     rw.replaceOp(op, convertInto(rw, loc, acc, op.getInit()));
     return success();
   }
