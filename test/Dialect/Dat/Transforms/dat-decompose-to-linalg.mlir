@@ -19,12 +19,12 @@
 // CHECK:   %[[ROWI:.+]] = linalg.index 2
 // CHECK:   %[[ROWG:.+]] = arith.addi %[[ROWI]], %[[POS]]
 // CHECK:   %[[COL:.+]] = linalg.index 3
-// CHECK:   arith.cmpi ule, %[[COL]], %[[ROWG]]
+// CHECK:   arith.cmpi sle, %[[COL]], %[[ROWG]]
 // CHECK:   arith.select
 // Max, exp, sum, weighted values, normalization into the init.
 // CHECK: %[[MAX:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]{{.*}}ins(%[[SM]]
 // CHECK:   arith.maximumf
-// CHECK: %[[P:.+]] = linalg.generic {{.*}}ins(%[[MAX]] {{.*}}outs(%[[SM]]
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}ins(%[[SM]], %[[MAX]] :
 // CHECK:   math.exp
 // CHECK: %[[L:.+]] = linalg.generic {{.*}}ins(%[[P]]
 // CHECK:   arith.addf
