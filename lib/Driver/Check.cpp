@@ -57,7 +57,8 @@ static Comparison compare(const float *got, const float *want, int64_t n,
   return c;
 }
 
-Expected<bool> checkCase(StringRef caseDir, StringRef target, raw_ostream &os) {
+Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
+                         raw_ostream &os) {
   SmallString<256> configPath(caseDir), modelPath(caseDir), ioPath(caseDir);
   sys::path::append(configPath, "config.json");
   sys::path::append(modelPath, "model.safetensors");
@@ -76,10 +77,9 @@ Expected<bool> checkCase(StringRef caseDir, StringRef target, raw_ostream &os) {
   std::string program = (dir + "/program").str();
   std::string result = (dir + "/result.safetensors").str();
 
-  CompileOptions options;
+  CompileOptions options = base;
   options.configPath = configPath.str().str();
   options.weightsPath = modelPath.str().str();
-  options.target = target.str();
   options.outputPath = program;
   if (Error e = compileModel(options))
     return std::move(e);

@@ -294,7 +294,11 @@ Error compileModel(const CompileOptions &options) {
                            [&](raw_ostream &os) { (*module)->print(os); });
 
   mlir::PassManager pm(&ctx);
-  mlir::dat::buildCPUPipeline(pm, mlir::dat::CPUPipelineOptions());
+  mlir::dat::CPUPipelineOptions pipeline;
+  pipeline.tileAttention = options.flash;
+  pipeline.queryTile = options.queryTile;
+  pipeline.keyTile = options.keyTile;
+  mlir::dat::buildCPUPipeline(pm, pipeline);
   std::string diagnostics;
   {
     raw_string_ostream diagOs(diagnostics);

@@ -14,12 +14,16 @@
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::dat {
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  if (options.tileAttention)
+    pm.addPass(createDatTileAttention(
+        DatTileAttentionOptions{options.queryTile, options.keyTile}));
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
 
@@ -33,6 +37,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -49,7 +54,7 @@ void registerPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "dat-cpu-pipeline",
       "Lower dat ops on tensors to the LLVM dialect for the host CPU "
-      "(reference decomposition, bufferization, loops)",
+      "(flash tiling, decomposition, bufferization, loops)",
       buildCPUPipeline);
 }
 

@@ -2,10 +2,10 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-//   datc compile CONFIG.json (--weights MODEL.safetensors | --random-weights
-//   SEED)
-//                [--target cpu|cuda] [--emit mlir|llvm|exe] -o OUT
-//   datc check CASE_DIR [--target cpu|cuda]
+//   datc compile CONFIG.json (--weights MODEL.safetensors |
+//                --random-weights SEED) [--target cpu|cuda]
+//                [--emit mlir|llvm|exe] [--flash-tiles Q,K | --no-flash] -o OUT
+//   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +25,12 @@ static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
     "               --random-weights SEED) [--target cpu|cuda]\n"
-    "               [--emit mlir|llvm|exe] -o OUT\n"
-    "  datc check CASE_DIR [--target cpu|cuda]\n";
+    "               [--emit mlir|llvm|exe] [ATTENTION] -o OUT\n"
+    "  datc check CASE_DIR [--target cpu|cuda] [ATTENTION]\n"
+    "ATTENTION:\n"
+    "  --flash-tiles Q,K  query rows and keys per flash-attention tile "
+    "(default 64,64)\n"
+    "  --no-flash         lower attention through the N×N reference form\n";
 
 static int usageError(const Twine &message) {
   WithColor::error(errs(), "datc") << message << "\n" << kUsage;
@@ -83,6 +87,19 @@ int main(int argc, char **argv) {
           (options.emit != "mlir" && options.emit != "llvm" &&
            options.emit != "exe"))
         return usageError("--emit expects mlir, llvm or exe");
+    } else if (a == "--flash-tiles") {
+      std::pair<StringRef, StringRef> qk =
+          StringRef(value(v) ? v : "").split(',');
+      int64_t q, k;
+      if (qk.first.getAsInteger(10, q) || qk.second.getAsInteger(10, k) ||
+          q < 1 || k < 1 || q > (1 << 20) || k > (1 << 20))
+        return usageError("--flash-tiles expects Q,K: two positive integers "
+                          "up to 1048576, got '" +
+                          v + "'");
+      options.queryTile = q;
+      options.keyTile = k;
+    } else if (a == "--no-flash") {
+      options.flash = false;
     } else if (a == "-o") {
       if (!value(options.outputPath))
         return usageError("-o needs a path");
@@ -111,8 +128,9 @@ int main(int argc, char **argv) {
       return usageError("check needs a CASE_DIR");
     if (!options.weightsPath.empty() || options.randomSeed ||
         !options.outputPath.empty() || options.emit != "exe")
-      return usageError("check takes only CASE_DIR and --target");
-    Expected<bool> pass = dat::checkCase(positional, options.target, outs());
+      return usageError("check takes only CASE_DIR, --target and the "
+                        "attention options");
+    Expected<bool> pass = dat::checkCase(positional, options, outs());
     if (!pass) {
       report(pass.takeError());
       outs() << "FAIL " << positional << "\n";

@@ -22,6 +22,37 @@ def DatDecomposeToLinalg : Pass<"dat-decompose-to-linalg"> {
   ];
 }
 
+def DatTileAttention : Pass<"dat-tile-attention"> {
+  let summary = "Tile the attention-family ops flash-style";
+  let description = [{
+    Tiles `dat.attention`, `dat.relational_attention` and
+    `dat.hyper_attention` over batch and blocks of `query-tile` query rows
+    (an `scf.forall`, every head of a tile together: relations are shared by
+    the RA heads, HYLA's `rms_head` normalizes across heads), then rewrites
+    each tile into a loop over blocks of `key-tile` keys with an online
+    softmax: a running row max and sum and rescaled accumulators. No
+    tensor with both a query and a key axis is larger than one block:
+    the N×N scores, N×N×R relations and HYLA's N×N×d value network exist
+    only as [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of
+    the tile can see. The `*_weights` ops and `dat.relations`, whose results
+    are N×N by definition, are left to the reference lowering.
+  }];
+  let options = [
+    Option<"queryTile", "query-tile", "int64_t", "64",
+           "Query rows per tile">,
+    Option<"keyTile", "key-tile", "int64_t", "64",
+           "Keys per block of the online softmax">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

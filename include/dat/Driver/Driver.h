@@ -25,6 +25,10 @@ struct CompileOptions {
   std::string target = "cpu";         // cpu | cuda
   std::string emit = "exe";           // exe | mlir | llvm
   std::string outputPath;
+  // Attention lowering: flash tiles (query rows × keys) or, with
+  // flash = false, the N×N reference form.
+  bool flash = true;
+  int64_t queryTile = 64, keyTile = 64;
 };
 
 /// Compiles a model description into `options.outputPath`: an executable
@@ -45,10 +49,12 @@ addProgramEntry(mlir::ModuleOp module,
                 const std::vector<SignatureEntry> &signature,
                 const std::vector<SignatureEntry> *stepSignature = nullptr);
 
-/// `datc check`: compiles the golden case in `caseDir`, runs it on the
-/// case's inputs, compares every output with the case's tolerance and prints
-/// a report ending in `PASS <case>` or `FAIL <case>`. Returns true on PASS.
-llvm::Expected<bool> checkCase(llvm::StringRef caseDir, llvm::StringRef target,
+/// `datc check`: compiles the golden case in `caseDir` with `options`'
+/// target and attention lowering, runs it on the case's inputs, compares
+/// every output with the case's tolerance and prints a report ending in
+/// `PASS <case>` or `FAIL <case>`. Returns true on PASS.
+llvm::Expected<bool> checkCase(llvm::StringRef caseDir,
+                               const CompileOptions &options,
                                llvm::raw_ostream &os);
 
 /// Registers every dialect, extension and translation datc needs.

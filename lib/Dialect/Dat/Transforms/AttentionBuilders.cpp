@@ -73,15 +73,24 @@ Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
 }
 
 Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
-              unsigned axis, ScalarCombine fn) {
+              unsigned axis, ScalarCombine fn, bool inPlace) {
   auto t = cast<RankedTensorType>(x.getType());
   AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
+  AffineMap row = axis < t.getRank() ? id.dropResult(axis) : id;
+  SmallVector<IteratorType> par(t.getRank(), kPar);
+  if (inPlace)
+    return linalg::GenericOp::create(
+               b, loc, t, ValueRange{rowValue}, ValueRange{x},
+               ArrayRef<AffineMap>{row, id}, par,
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, fn(nb, nl, args[1], args[0]));
+               })
+        .getResult(0);
   return linalg::GenericOp::create(
              b, loc, t, ValueRange{x, rowValue},
              ValueRange{tensor::EmptyOp::create(
                  b, loc, tensor::getMixedSizes(b, loc, x), t.getElementType())},
-             ArrayRef<AffineMap>{id, id.dropResult(axis), id},
-             SmallVector<IteratorType>(t.getRank(), kPar),
+             ArrayRef<AffineMap>{id, row, id}, par,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                linalg::YieldOp::create(nb, nl, fn(nb, nl, args[0], args[1]));
              })
@@ -116,12 +125,13 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
 
   // S[b,h,i,j] = Σ_d q[b,h,i,d] · k[b,g(h),j,d]   (x = d)
-  Value scores = filledTensor(b, loc, {B, H, Nq, Nk}, accTy,
-                              b.getFloatAttr(accTy, 0.0));
-  scores = buildMulAcc(b, loc, in.query, in.key, scores,
-                       {map({bb, h, i, x}), map({bb, h.floorDiv(in.group), j, x}),
-                        map({bb, h, i, j})},
-                       {kPar, kPar, kPar, kPar, kRed});
+  Value scores =
+      filledTensor(b, loc, {B, H, Nq, Nk}, accTy, b.getFloatAttr(accTy, 0.0));
+  scores =
+      buildMulAcc(b, loc, in.query, in.key, scores,
+                  {map({bb, h, i, x}), map({bb, h.floorDiv(in.group), j, x}),
+                   map({bb, h, i, j})},
+                  {kPar, kPar, kPar, kPar, kRed});
 
   // Scale (and the per-pair score_scale), then the fill value where a mask
   // or causality forbids the pair.
@@ -147,13 +157,13 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
   maskMaps.push_back(id4);
   TypedAttr fillAttr =
       in.fill ? b.getFloatAttr(accTy, *in.fill)
-              : b.getFloatAttr(accTy, APFloat::getInf(
-                                          accTy.getFloatSemantics(), true));
+              : b.getFloatAttr(
+                    accTy, APFloat::getInf(accTy.getFloatSemantics(), true));
   Value scale =
       arith::ConstantOp::create(b, loc, b.getFloatAttr(accTy, in.scale));
   return linalg::GenericOp::create(
-             b, loc, scores.getType(), maskInputs, ValueRange{scores},
-             maskMaps, ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+             b, loc, scores.getType(), maskInputs, ValueRange{scores}, maskMaps,
+             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value s = arith::MulFOp::create(nb, nl, args.back(), scale);
                unsigned next = 0;
@@ -182,7 +192,8 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
 Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m) {
   auto ft = cast<FloatType>(m.getType());
   Value negInf = arith::ConstantOp::create(
-      nb, nl, nb.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
+      nb, nl,
+      nb.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
   Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(ft, 0.0));
   Value isEmpty =
       arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m, negInf);
@@ -192,13 +203,12 @@ Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m) {
 
 SoftmaxParts buildSoftmaxParts(OpBuilder &b, Location loc,
                                const ScoreInputs &in) {
-  FloatType accTy =
-      accumulationType(getElementTypeOrSelf(in.query.getType()));
+  FloatType accTy = accumulationType(getElementTypeOrSelf(in.query.getType()));
   Value scores = buildScores(b, loc, in, accTy);
   // exp(S - m); a fully masked row has m = -inf and uses 0 instead, so that
   // its weights are exp(-inf) = 0 rather than NaN.
-  Value exps = rowwise(b, loc, scores, maxAlong(b, loc, scores, 3), 3,
-                       expMinusSafeMax);
+  Value exps =
+      rowwise(b, loc, scores, maxAlong(b, loc, scores, 3), 3, expMinusSafeMax);
   return {scores, exps, sumAlong(b, loc, exps, 3), accTy};
 }
 

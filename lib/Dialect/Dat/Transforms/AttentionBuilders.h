@@ -42,8 +42,7 @@ struct ScoreInputs {
 
 /// The APE extras (key-padding mask, per-pair score scale, finite mask
 /// fill) exist on dat.attention and dat.attention_weights only.
-template <typename OpTy>
-ScoreInputs scoreInputs(OpTy op, int64_t group) {
+template <typename OpTy> ScoreInputs scoreInputs(OpTy op, int64_t group) {
   ScoreInputs in;
   in.query = op.getQuery();
   in.key = op.getKey();
@@ -125,9 +124,11 @@ Value reduceAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
 Value maxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
 Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
 
-/// fn(x[..], row[..]) elementwise, `row` being `x` without `axis`.
+/// fn(x[..], row[..]) elementwise, `row` being `x` without `axis` (or of
+/// x's shape when `axis` is x's rank); written into `x` itself when
+/// `inPlace`, so that a loop-carried tensor keeps its buffer.
 Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
-              unsigned axis, ScalarCombine fn);
+              unsigned axis, ScalarCombine fn, bool inPlace = false);
 
 /// exp(x - m), with m = -inf (an empty row) read as 0 so the result is 0.
 Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m);

@@ -20,8 +20,7 @@ namespace mlir::dat {
 
 Value buildHyperScores(OpBuilder &rw, Location loc, Value query, Value key,
                        Value bias, Value mask, bool causal, Value queryOffset,
-                       double scale, StringRef normalization,
-                       FloatType accTy) {
+                       double scale, StringRef normalization, FloatType accTy) {
   MLIRContext *ctx = rw.getContext();
   auto size = [&](Value v, int64_t d) {
     return tensor::getMixedSize(rw, loc, v, d);
@@ -222,11 +221,11 @@ struct HyperAttentionToLinalg final : OpRewritePattern<HyperAttentionOp> {
         rw, loc, op.getQuery(), op.getKey(), op.getBias(), op.getMask(),
         op.getCausal(), op.getQueryOffset(), op.getScale().convertToDouble(),
         op.getNormalization(), accTy);
-    Value acc = filledTensor(rw, loc,
-                             tensor::getMixedSizes(rw, loc, op.getInit()),
-                             accTy, rw.getFloatAttr(accTy, 0.0));
-    acc = accumulateHyperValues(rw, loc, a, op.getValue(), op.getNetwork(),
-                                acc);
+    Value acc =
+        filledTensor(rw, loc, tensor::getMixedSizes(rw, loc, op.getInit()),
+                     accTy, rw.getFloatAttr(accTy, 0.0));
+    acc =
+        accumulateHyperValues(rw, loc, a, op.getValue(), op.getNetwork(), acc);
     rw.replaceOp(op, convertInto(rw, loc, acc, op.getInit()));
     return success();
   }

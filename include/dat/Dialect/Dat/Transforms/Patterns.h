@@ -23,6 +23,11 @@ void populateOrthogonalMapToLinalgPatterns(RewritePatternSet &patterns);
 void populateHyperAttentionToLinalgPatterns(RewritePatternSet &patterns);
 void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Key-block loops with an online softmax for dat.attention,
+/// dat.relational_attention and dat.hyper_attention (see dat-tile-attention).
+void populateFlashAttentionPatterns(RewritePatternSet &patterns,
+                                    int64_t keyTile);
+
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H

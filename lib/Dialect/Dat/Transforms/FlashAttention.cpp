@@ -1,0 +1,409 @@
+//===- FlashAttention.cpp - key-block tiling with an online softmax -------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// Rewrites the attention-family ops into a loop over blocks of keys that
+// carries, per query row, the running max m, the running sum l and the
+// unnormalized accumulators; each block computes its [B,H,Nq,Bk] scores,
+// rescales the state by exp(m_old - m_new) and adds its exp-weighted values.
+// Applied to the query tiles of dat-tile-attention, no tensor larger than
+// [1,H,Bq,Bk] (relations: [1,Bq,Bk,R]) exists.
+//
+// A key block of an op is the op's math on key-axis slices of its operands
+// with the causal offset shifted by the block's first key, so the block math
+// reuses the reference lowering's builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionBuilders.h"
+#include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::dat {
+namespace {
+
+using BlockBody = llvm::function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value j0, OpFoldResult len, ValueRange state)>;
+
+/// for j0 = 0 to `upper` step `keyTile`, with len = min(keyTile, upper - j0)
+/// and `inits` carried through `body`.
+SmallVector<Value> buildKeyLoop(OpBuilder &b, Location loc, OpFoldResult upper,
+                                int64_t keyTile, ValueRange inits,
+                                BlockBody body) {
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = getValueOrCreateConstantIndexOp(b, loc, upper);
+  Value step = arith::ConstantIndexOp::create(b, loc, keyTile);
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, step, inits,
+      [&](OpBuilder &nb, Location nl, Value j0, ValueRange state) {
+        AffineExpr d0, d1;
+        bindDims(nb.getContext(), d0, d1);
+        OpFoldResult len = affine::makeComposedFoldedAffineMin(
+            nb, nl,
+            AffineMap::get(2, 0, {nb.getAffineConstantExpr(keyTile), d1 - d0},
+                           nb.getContext()),
+            {j0, ub});
+        scf::YieldOp::create(nb, nl, body(nb, nl, j0, len, state));
+      });
+  return loop.getResults();
+}
+
+/// `v` restricted to [off, off + len) along `dim` (null stays null).
+Value sliceDim(OpBuilder &b, Location loc, Value v, unsigned dim, Value off,
+               OpFoldResult len) {
+  if (!v)
+    return v;
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  SmallVector<OpFoldResult> strides(t.getRank(), b.getIndexAttr(1));
+  offsets[dim] = off;
+  sizes[dim] = len;
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+/// The causal offset of a key block starting at j0: (offset or 0) - j0, so
+/// that "key ≤ query + offset" holds in block coordinates.
+Value blockQueryOffset(OpBuilder &b, Location loc, Value offset, Value j0) {
+  Value base = offset ? offset : arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::SubIOp::create(b, loc, base, j0);
+}
+
+/// The last key any query of a causal op can see, + 1: min(Nk, Nq + offset).
+/// Keys past it are masked with -inf for every row and are skipped.
+OpFoldResult causalKeyBound(OpBuilder &b, Location loc, OpFoldResult nk,
+                            OpFoldResult nq, Value offset) {
+  AffineExpr d0, d1, d2;
+  bindDims(b.getContext(), d0, d1, d2);
+  Value off = offset ? offset : arith::ConstantIndexOp::create(b, loc, 0);
+  return affine::makeComposedFoldedAffineMin(
+      b, loc, AffineMap::get(3, 0, {d0, d1 + d2}, b.getContext()),
+      {nk, nq, off});
+}
+
+Value mulF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MulFOp::create(b, l, x, y);
+}
+Value addF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::AddFOp::create(b, l, x, y);
+}
+Value divF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::DivFOp::create(b, l, x, y);
+}
+
+/// One online-softmax step on a block of scores [B,H,Nq,Bk]: updates the
+/// running max `m` and sum `l` [B,H,Nq], rescales `accs` [B,H,Nq,·] by
+/// exp(m_old - m_new) and returns p = exp(S - m_new) for the caller to add
+/// its weighted values. Empty rows (m = -inf) stay at l = 0.
+Value onlineSoftmaxStep(OpBuilder &b, Location loc, Value scores, Value &m,
+                        Value &l, MutableArrayRef<Value> accs) {
+  // Every state tensor is updated in place (its loop buffer is reused):
+  // corr = exp(m - max(m, m_blk)) is read before m becomes max(m, m_blk).
+  constexpr unsigned kSameShape = 3; // rowwise on [B,H,Nq] with [B,H,Nq]
+  Value blockMax = maxAlong(b, loc, scores, 3);
+  Value corr = rowwise(b, loc, m, blockMax, kSameShape,
+                       [](OpBuilder &nb, Location nl, Value mOld, Value mBlk) {
+                         Value mNew =
+                             arith::MaximumFOp::create(nb, nl, mOld, mBlk);
+                         return expMinusSafeMax(nb, nl, mOld, mNew);
+                       });
+  m = rowwise(
+      b, loc, m, blockMax, kSameShape,
+      [](OpBuilder &nb, Location nl, Value x, Value y) {
+        return Value(arith::MaximumFOp::create(nb, nl, x, y));
+      },
+      /*inPlace=*/true);
+  Value p = rowwise(b, loc, scores, m, 3, expMinusSafeMax, /*inPlace=*/true);
+  l = rowwise(b, loc, l, corr, kSameShape, mulF, /*inPlace=*/true);
+  l = rowwise(b, loc, l, sumAlong(b, loc, p, 3), kSameShape, addF,
+              /*inPlace=*/true);
+  for (Value &acc : accs)
+    acc = rowwise(b, loc, acc, corr, 3, mulF, /*inPlace=*/true);
+  return p;
+}
+
+/// -inf / 0 initial state [B,H,Nq] of the online softmax.
+std::pair<Value, Value> initialRowState(OpBuilder &b, Location loc,
+                                        ArrayRef<OpFoldResult> rowShape,
+                                        FloatType accTy) {
+  Value m = filledTensor(
+      b, loc, rowShape, accTy,
+      b.getFloatAttr(accTy, APFloat::getInf(accTy.getFloatSemantics(), true)));
+  Value l = filledTensor(b, loc, rowShape, accTy, b.getFloatAttr(accTy, 0.0));
+  return {m, l};
+}
+
+Value zeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> shape,
+            FloatType accTy) {
+  return filledTensor(b, loc, shape, accTy, b.getFloatAttr(accTy, 0.0));
+}
+
+/// p[b,h,i,j] · x[b,g(h),j,e] summed over j into acc[b,h,i,e].
+Value accumulateWeighted(OpBuilder &b, Location loc, Value p, Value x,
+                         Value acc, int64_t group) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr bb, h, i, j, e;
+  bindDims(ctx, bb, h, i, j, e);
+  auto map = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(5, 0, r, ctx);
+  };
+  return buildMulAcc(b, loc, p, x, acc,
+                     {map({bb, h, i, j}), map({bb, h.floorDiv(group), j, e}),
+                      map({bb, h, i, e})},
+                     {kPar, kPar, kPar, kRed, kPar});
+}
+
+/// The score inputs of one key block [j0, j0 + len).
+ScoreInputs keyBlock(OpBuilder &b, Location loc, ScoreInputs in, Value j0,
+                     OpFoldResult len) {
+  in.key = sliceDim(b, loc, in.key, 2, j0, len);
+  in.mask = sliceDim(b, loc, in.mask, 1, j0, len);
+  in.keyMask = sliceDim(b, loc, in.keyMask, 1, j0, len);
+  in.scoreScale = sliceDim(b, loc, in.scoreScale, 2, j0, len);
+  in.queryOffset = blockQueryOffset(b, loc, in.queryOffset, j0);
+  return in;
+}
+
+/// Keys a causal op can attend to: all of them, unless a -inf fill lets the
+/// blocks past the last visible key be skipped.
+OpFoldResult visibleKeys(OpBuilder &b, Location loc, const ScoreInputs &in) {
+  OpFoldResult nk = tensor::getMixedSize(b, loc, in.key, 2);
+  if (!in.causal || in.fill)
+    return nk;
+  return causalKeyBound(b, loc, nk, tensor::getMixedSize(b, loc, in.query, 2),
+                        in.queryOffset);
+}
+
+SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, init);
+  shape.pop_back();
+  return shape;
+}
+
+struct FlashAttention final : OpRewritePattern<AttentionOp> {
+  FlashAttention(MLIRContext *ctx, int64_t keyTile)
+      : OpRewritePattern(ctx), keyTile(keyTile) {}
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rw) const override {
+    std::optional<int64_t> group = op.getGroupSize();
+    if (!group)
+      return rw.notifyMatchFailure(op, "dynamic head counts");
+    Location loc = op.getLoc();
+    FloatType accTy = accumulationType(op.getQueryType().getElementType());
+    ScoreInputs in = scoreInputs(op, *group);
+    auto [m0, l0] =
+        initialRowState(rw, loc, rowShapeOf(rw, loc, op.getInit()), accTy);
+    Value acc0 =
+        zeros(rw, loc, tensor::getMixedSizes(rw, loc, op.getInit()), accTy);
+    SmallVector<Value> state = buildKeyLoop(
+        rw, loc, visibleKeys(rw, loc, in), keyTile, {m0, l0, acc0},
+        [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
+            ValueRange s) -> SmallVector<Value> {
+          Value scores = buildScores(b, l, keyBlock(b, l, in, j0, len), accTy);
+          Value m = s[0], sum = s[1], acc = s[2];
+          Value p = onlineSoftmaxStep(b, l, scores, m, sum, acc);
+          acc = accumulateWeighted(
+              b, l, p, sliceDim(b, l, op.getValue(), 2, j0, len), acc, *group);
+          return {m, sum, acc};
+        });
+    rw.replaceOp(
+        op, normalizeInto(rw, loc, state[2], state[1], op.getInit(), accTy));
+    return success();
+  }
+
+  int64_t keyTile;
+};
+
+struct FlashRelationalAttention final
+    : OpRewritePattern<RelationalAttentionOp> {
+  FlashRelationalAttention(MLIRContext *ctx, int64_t keyTile)
+      : OpRewritePattern(ctx), keyTile(keyTile) {}
+
+  LogicalResult matchAndRewrite(RelationalAttentionOp op,
+                                PatternRewriter &rw) const override {
+    std::optional<int64_t> group = op.getGroupSize();
+    if (!group)
+      return rw.notifyMatchFailure(op, "dynamic head counts");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    FloatType accTy = accumulationType(op.getQueryType().getElementType());
+    ScoreInputs in = scoreInputs(op, *group);
+    double relScale = op.getRelScale().convertToDouble();
+    StringRef act = op.getActivation();
+    // Softmax relations are normalized over every key: computed once per
+    // query tile ([B,Bq,Nk,R]) and sliced per block. Every other activation
+    // is elementwise, so the relation tile is built per block.
+    Value allRelations;
+    if (act == "softmax")
+      allRelations = buildRelations(rw, loc, op.getRelQuery(), op.getRelKey(),
+                                    relScale, act, accTy);
+
+    SmallVector<OpFoldResult> outShape =
+        tensor::getMixedSizes(rw, loc, op.getInit());
+    SmallVector<OpFoldResult> relShape = outShape;
+    relShape[3] = tensor::getMixedSize(rw, loc, op.getRelQuery(), 1);
+    auto [m0, l0] =
+        initialRowState(rw, loc, rowShapeOf(rw, loc, op.getInit()), accTy);
+    AffineExpr b, h, i, j, e;
+    bindDims(ctx, b, h, i, j, e);
+    auto map = [&](ArrayRef<AffineExpr> r) {
+      return AffineMap::get(5, 0, r, ctx);
+    };
+    SmallVector<Value> state = buildKeyLoop(
+        rw, loc, visibleKeys(rw, loc, in), keyTile,
+        {m0, l0, zeros(rw, loc, outShape, accTy),
+         zeros(rw, loc, relShape, accTy)},
+        [&](OpBuilder &nb, Location l, Value j0, OpFoldResult len,
+            ValueRange s) -> SmallVector<Value> {
+          Value scores =
+              buildScores(nb, l, keyBlock(nb, l, in, j0, len), accTy);
+          Value m = s[0], sum = s[1];
+          SmallVector<Value> accs = {s[2], s[3]};
+          Value p = onlineSoftmaxStep(nb, l, scores, m, sum, accs);
+          // The relation tile [B,Nq,Bk,R], shared by every head.
+          Value rel =
+              allRelations
+                  ? sliceDim(nb, l, allRelations, 2, j0, len)
+                  : buildRelations(nb, l, op.getRelQuery(),
+                                   sliceDim(nb, l, op.getRelKey(), 2, j0, len),
+                                   relScale, act, accTy);
+          Value symbols;
+          if (op.getSymbolsPerPair()) {
+            // [Nq,Nk,Hkv,hd]: the block's columns, read as [i,j,g(h),e].
+            symbols = sliceDim(nb, l, op.getSymbols(), 1, j0, len);
+            accs[0] = buildMulAcc(nb, l, p, symbols, accs[0],
+                                  {map({b, h, i, j}),
+                                   map({i, j, h.floorDiv(*group), e}),
+                                   map({b, h, i, e})},
+                                  {kPar, kPar, kPar, kRed, kPar});
+          } else {
+            symbols = sliceDim(nb, l, op.getSymbols(), 2, j0, len);
+            accs[0] = accumulateWeighted(nb, l, p, symbols, accs[0], *group);
+          }
+          accs[1] = buildMulAcc(
+              nb, l, p, rel, accs[1],
+              {map({b, h, i, j}), map({b, i, j, e}), map({b, h, i, e})},
+              {kPar, kPar, kPar, kRed, kPar});
+          return {m, sum, accs[0], accs[1]};
+        });
+
+    // (Σ p·s)/l + wr · (Σ p·r)/l
+    Value symOut =
+        normalizeInto(rw, loc, state[2], state[1],
+                      tensor::EmptyOp::create(rw, loc, outShape, accTy), accTy);
+    Value relOut =
+        normalizeInto(rw, loc, state[3], state[1],
+                      tensor::EmptyOp::create(rw, loc, relShape, accTy), accTy);
+    Value out =
+        buildMulAcc(rw, loc, relOut, op.getWr(), symOut,
+                    {map({b, h, i, j}), map({h, e, j}), map({b, h, i, e})},
+                    {kPar, kPar, kPar, kRed, kPar});
+    rw.replaceOp(op, convertInto(rw, loc, out, op.getInit()));
+    return success();
+  }
+
+  int64_t keyTile;
+};
+
+struct FlashHyperAttention final : OpRewritePattern<HyperAttentionOp> {
+  FlashHyperAttention(MLIRContext *ctx, int64_t keyTile)
+      : OpRewritePattern(ctx), keyTile(keyTile) {}
+
+  LogicalResult matchAndRewrite(HyperAttentionOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    FloatType accTy = accumulationType(
+        cast<RankedTensorType>(op.getQuery().getType()).getElementType());
+    StringRef norm = op.getNormalization(), network = op.getNetwork();
+    double scale = op.getScale().convertToDouble();
+    auto blockScores = [&](OpBuilder &b, Location l, Value j0,
+                           OpFoldResult len) {
+      return buildHyperScores(
+          b, l, op.getQuery(), sliceDim(b, l, op.getKey(), 2, j0, len),
+          sliceDim(b, l, op.getBias(), 3, j0, len),
+          sliceDim(b, l, op.getMask(), 1, j0, len), op.getCausal(),
+          blockQueryOffset(b, l, op.getQueryOffset(), j0), scale, norm, accTy);
+    };
+    OpFoldResult nk = tensor::getMixedSize(rw, loc, op.getKey(), 2);
+    SmallVector<OpFoldResult> outShape =
+        tensor::getMixedSizes(rw, loc, op.getInit());
+    Value acc0 = zeros(rw, loc, outShape, accTy);
+    Value out;
+
+    if (norm != "softmax") {
+      // rms_head and none normalize each (query, key) pair across heads
+      // only: every key block adds its own share. The block holds all heads.
+      out =
+          buildKeyLoop(rw, loc, nk, keyTile, {acc0},
+                       [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
+                           ValueRange s) -> SmallVector<Value> {
+                         Value a = normalizeHyperScores(
+                             b, l, blockScores(b, l, j0, len), norm);
+                         return {accumulateHyperValues(
+                             b, l, a, sliceDim(b, l, op.getValue(), 2, j0, len),
+                             network, s[0])};
+                       })[0];
+    } else {
+      auto [m0, l0] =
+          initialRowState(rw, loc, rowShapeOf(rw, loc, op.getInit()), accTy);
+      if (network == "default") {
+        // Standard flash attention per head.
+        SmallVector<Value> state = buildKeyLoop(
+            rw, loc, nk, keyTile, {m0, l0, acc0},
+            [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
+                ValueRange s) -> SmallVector<Value> {
+              Value m = s[0], sum = s[1], acc = s[2];
+              Value p = onlineSoftmaxStep(b, l, blockScores(b, l, j0, len), m,
+                                          sum, acc);
+              acc = accumulateWeighted(
+                  b, l, p, sliceDim(b, l, op.getValue(), 2, j0, len), acc, 1);
+              return {m, sum, acc};
+            });
+        rw.replaceOp(op, normalizeInto(rw, loc, state[2], state[1],
+                                       op.getInit(), accTy));
+        return success();
+      }
+      // The generated value network needs the final weights of every head
+      // for a key, so the row statistics come first (one pass), then the
+      // exactly normalized blocks (a second pass).
+      SmallVector<Value> stats = buildKeyLoop(
+          rw, loc, nk, keyTile, {m0, l0},
+          [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
+              ValueRange s) -> SmallVector<Value> {
+            Value m = s[0], sum = s[1];
+            onlineSoftmaxStep(b, l, blockScores(b, l, j0, len), m, sum, {});
+            return {m, sum};
+          });
+      out =
+          buildKeyLoop(rw, loc, nk, keyTile, {acc0},
+                       [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
+                           ValueRange s) -> SmallVector<Value> {
+                         Value a = rowwise(b, l, blockScores(b, l, j0, len),
+                                           stats[0], 3, expMinusSafeMax);
+                         a = rowwise(b, l, a, stats[1], 3, divF);
+                         return {accumulateHyperValues(
+                             b, l, a, sliceDim(b, l, op.getValue(), 2, j0, len),
+                             network, s[0])};
+                       })[0];
+    }
+    rw.replaceOp(op, convertInto(rw, loc, out, op.getInit()));
+    return success();
+  }
+
+  int64_t keyTile;
+};
+
+} // namespace
+
+void populateFlashAttentionPatterns(RewritePatternSet &patterns,
+                                    int64_t keyTile) {
+  patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
+      patterns.getContext(), keyTile);
+}
+
+} // namespace mlir::dat

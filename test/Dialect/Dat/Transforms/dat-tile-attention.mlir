@@ -1,0 +1,134 @@
+// RUN: dat-opt %s --dat-tile-attention="query-tile=64 key-tile=32" --split-input-file \
+// RUN: | FileCheck %s
+// After tiling and the reference decomposition of what is left, no tensor
+// with both a query and a key axis of the full length 256 exists — neither
+// the N×N scores, nor the N×N×R relations, nor HYLA's N×N×d value network:
+// RUN: dat-opt %s --dat-tile-attention="query-tile=64 key-tile=32" \
+// RUN:   --dat-decompose-to-linalg --canonicalize --split-input-file \
+// RUN: | FileCheck %s --check-prefix=NONN --implicit-check-not=256x256
+// Bad tile sizes are an error, not a crash:
+// RUN: not dat-opt %s --dat-tile-attention="query-tile=0" --split-input-file 2>&1 \
+// RUN: | FileCheck %s --check-prefix=BAD
+// BAD: error: dat-tile-attention: query-tile and key-tile must be positive, got 0 and 64
+
+// Query tiles are an scf.forall over (batch, query block) with every head;
+// the keys a causal tile can see, min(256, rows + offset), bound the loop
+// over key blocks, which carries the row max, the row sum and the
+// accumulator.
+// CHECK-LABEL: func.func @attention_causal_gqa
+// CHECK: scf.forall (%[[B:.+]], %[[I:.+]]) = (0, 0) to (2, 256) step (1, 64)
+// CHECK:   %[[BOUND:.+]] = affine.min
+// CHECK:   scf.for %[[J:.+]] = %{{.+}} to %[[BOUND]] step %{{.+}} iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64x16xf32>)
+// CHECK:     tensor.extract_slice %{{.+}}[0, 0, %[[J]], 0] [1, 2, %{{.+}}, 32]
+// CHECK:     arith.maximumf
+// CHECK:     math.exp
+// CHECK:     scf.yield
+// CHECK:   tensor.parallel_insert_slice
+// NONN-LABEL: func.func @attention_causal_gqa
+// NONN: tensor<1x8x64x?xf32>
+func.func @attention_causal_gqa(%q: tensor<2x8x256x32xf32>, %k: tensor<2x2x256x32xf32>,
+                                %v: tensor<2x2x256x16xf32>, %o: tensor<2x8x256x16xf32>)
+    -> tensor<2x8x256x16xf32> {
+  %r = dat.attention ins(%q, %k, %v : tensor<2x8x256x32xf32>, tensor<2x2x256x32xf32>, tensor<2x2x256x16xf32>)
+         outs(%o : tensor<2x8x256x16xf32>) scale = 0.17677669 causal -> tensor<2x8x256x16xf32>
+  return %r : tensor<2x8x256x16xf32>
+}
+
+// -----
+
+// The relation tile [1,64,Bk,R] is built once per block and shared by all
+// four heads; two accumulators (symbols, relations) ride the loop and wr is
+// applied once, after it.
+// CHECK-LABEL: func.func @relational
+// CHECK: scf.forall
+// CHECK:   scf.for {{.*}} -> (tensor<1x4x64xf32>, tensor<1x4x64xf32>, tensor<1x4x64x8xf32>, tensor<1x4x64x3xf32>)
+// CHECK:     linalg.fill {{.*}} -> tensor<1x64x?x3xf32>
+// The sigmoid relation activation, in the block:
+// CHECK:     math.exp
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x?xf32>, tensor<1x64x?x3xf32>) outs(%{{.+}} : tensor<1x4x64x3xf32>)
+// CHECK:   scf.yield
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x3xf32>, tensor<4x8x3xf32>) outs(%{{.+}} : tensor<1x4x64x8xf32>)
+// NONN-LABEL: func.func @relational
+// NONN: tensor<1x64x?x3xf32>
+func.func @relational(%q: tensor<2x4x256x8xf32>, %k: tensor<2x4x256x8xf32>, %qr: tensor<2x3x256x4xf32>,
+                      %s: tensor<2x4x256x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<2x4x256x8xf32> {
+  %o = tensor.empty() : tensor<2x4x256x8xf32>
+  %r = dat.relational_attention ins(%q, %k, %qr, %qr, %s, %wr : tensor<2x4x256x8xf32>, tensor<2x4x256x8xf32>,
+             tensor<2x3x256x4xf32>, tensor<2x3x256x4xf32>, tensor<2x4x256x8xf32>, tensor<4x8x3xf32>)
+         outs(%o : tensor<2x4x256x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "sigmoid"
+         -> tensor<2x4x256x8xf32>
+  return %r : tensor<2x4x256x8xf32>
+}
+
+// -----
+
+// Relations under softmax are normalized over every key: built once per
+// query tile as [1,64,256,R] (not N×N×R) and sliced per key block.
+// NONN-LABEL: func.func @relational_softmax
+// NONN: tensor<1x64x256x3xf32>
+func.func @relational_softmax(%q: tensor<1x4x256x8xf32>, %qr: tensor<1x3x256x4xf32>,
+                              %s: tensor<1x4x256x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<1x4x256x8xf32> {
+  %o = tensor.empty() : tensor<1x4x256x8xf32>
+  %r = dat.relational_attention ins(%q, %q, %qr, %qr, %s, %wr : tensor<1x4x256x8xf32>, tensor<1x4x256x8xf32>,
+             tensor<1x3x256x4xf32>, tensor<1x3x256x4xf32>, tensor<1x4x256x8xf32>, tensor<4x8x3xf32>)
+         outs(%o : tensor<1x4x256x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "softmax" causal
+         -> tensor<1x4x256x8xf32>
+  return %r : tensor<1x4x256x8xf32>
+}
+
+// -----
+
+// HYLA rms_head: no row statistics; each key block adds its share, with all
+// heads of the block together (the normalization runs across them) and the
+// generated value network z only as a [1,64,Bk,d] tile.
+// CHECK-LABEL: func.func @hyla_rms_mlp
+// CHECK: scf.forall
+// CHECK:   scf.for {{.*}} -> (tensor<1x8x64x4xf32>)
+// CHECK:     math.rsqrt
+// CHECK:     arith.maximumf
+// NONN-LABEL: func.func @hyla_rms_mlp
+// NONN: tensor<1x64x?x4xf32>
+func.func @hyla_rms_mlp(%q: tensor<2x8x256x4xf32>, %v: tensor<2x8x256x4xf32>)
+    -> tensor<2x8x256x4xf32> {
+  %o = tensor.empty() : tensor<2x8x256x4xf32>
+  %r = dat.hyper_attention ins(%q, %q, %v : tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>)
+         outs(%o : tensor<2x8x256x4xf32>)
+         scale = 0.5 normalization = "rms_head" network = "mlp_relu" causal -> tensor<2x8x256x4xf32>
+  return %r : tensor<2x8x256x4xf32>
+}
+
+// -----
+
+// HYLA softmax with the value network: a first key loop for the row
+// statistics, a second for the exactly normalized blocks.
+// CHECK-LABEL: func.func @hyla_softmax_mlp
+// CHECK: scf.forall
+// CHECK:   %[[STATS:.+]]:2 = scf.for {{.*}} -> (tensor<1x8x64xf32>, tensor<1x8x64xf32>)
+// CHECK:   scf.for {{.*}} -> (tensor<1x8x64x4xf32>)
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %[[STATS]]#0
+// NONN-LABEL: func.func @hyla_softmax_mlp
+func.func @hyla_softmax_mlp(%q: tensor<2x8x256x4xf32>, %v: tensor<2x8x256x4xf32>)
+    -> tensor<2x8x256x4xf32> {
+  %o = tensor.empty() : tensor<2x8x256x4xf32>
+  %r = dat.hyper_attention ins(%q, %q, %v : tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>)
+         outs(%o : tensor<2x8x256x4xf32>)
+         scale = 0.5 normalization = "softmax" network = "mlp_linear" -> tensor<2x8x256x4xf32>
+  return %r : tensor<2x8x256x4xf32>
+}
+
+// -----
+
+// HYLA softmax with the plain value sum is standard flash attention per head.
+// CHECK-LABEL: func.func @hyla_softmax_default
+// CHECK: scf.forall
+// CHECK:   scf.for {{.*}} -> (tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64x4xf32>)
+// CHECK-NOT: scf.for %
+// NONN-LABEL: func.func @hyla_softmax_default
+func.func @hyla_softmax_default(%q: tensor<2x8x256x4xf32>, %v: tensor<2x8x256x4xf32>)
+    -> tensor<2x8x256x4xf32> {
+  %o = tensor.empty() : tensor<2x8x256x4xf32>
+  %r = dat.hyper_attention ins(%q, %q, %v : tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>, tensor<2x8x256x4xf32>)
+         outs(%o : tensor<2x8x256x4xf32>)
+         scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x256x4xf32>
+  return %r : tensor<2x8x256x4xf32>
+}
