@@ -6,6 +6,7 @@
 
 #include "dat/InitAll.h"
 
+#include "dat/Conversion/Passes.h"
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Pipelines/Pipelines.h"
@@ -18,6 +19,7 @@ void registerAllDialects(DialectRegistry &registry) {
 
 void registerAllPasses() {
   registerDatPasses();
+  registerDatConversionPasses();
   registerPipelines();
 }
 

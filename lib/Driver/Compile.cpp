@@ -13,6 +13,7 @@
 #include "dat/Pipelines/Pipelines.h"
 #include "dat/Runtime/ProgramABI.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
@@ -33,12 +34,21 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 using namespace llvm;
 using namespace mlir;
 
 namespace dat {
+
+/// The CUDA toolkit datc compiles GPU code with: $CUDA_HOME, else the
+/// folder found at configure time.
+static std::string cudaToolkit() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return DAT_CUDA_TOOLKIT;
+}
 
 void registerDriverDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
@@ -182,7 +192,7 @@ static std::string runtimeDir() {
   return dir.str().str();
 }
 
-static Error linkProgram(StringRef object, StringRef output) {
+static Error linkProgram(StringRef object, StringRef output, bool cuda) {
   ErrorOr<std::string> cxx = sys::findProgramByName("c++");
   if (!cxx)
     cxx = sys::findProgramByName("g++");
@@ -192,15 +202,19 @@ static Error linkProgram(StringRef object, StringRef output) {
     return createStringError("no C++ compiler driver (c++, g++ or clang++) "
                              "on PATH to link the program");
   std::string rt = runtimeDir();
-  std::string main = rt + "/libDatRuntimeCPU.a",
+  std::string runtimeName = cuda ? "DatRuntimeCUDA" : "DatRuntimeCPU";
+  std::string main = rt + "/lib" + runtimeName + ".a",
               support = rt + "/libDatSupport.a";
   for (const std::string &lib : {main, support})
     if (!sys::fs::exists(lib))
       return createStringError("runtime library %s is missing (build the "
-                               "DatRuntimeCPU target)",
-                               lib.c_str());
+                               "%s target)",
+                               lib.c_str(), runtimeName.c_str());
   SmallVector<StringRef> args = {*cxx, "-o",    output, object,
                                  main, support, "-lm"};
+  // GPU programs load libcuda.so.1 themselves (dlopen), at run time.
+  if (cuda)
+    args.push_back("-ldl");
   // A sanitizer build's runtime library needs the sanitizer at link time.
   if (StringRef(DAT_PROGRAM_LINK_FLAGS).size())
     args.push_back(DAT_PROGRAM_LINK_FLAGS);
@@ -272,9 +286,18 @@ Error compileModel(const CompileOptions &options) {
       return opened.takeError();
     weights = std::move(*opened);
   }
-  if (options.target != "cpu")
-    return createStringError("--target %s: not available yet (only cpu)",
-                             options.target.c_str());
+  bool cuda = options.target == "cuda";
+  std::string toolkit = cudaToolkit();
+  if (cuda && !sys::fs::can_execute(toolkit + "/bin/ptxas"))
+    return createStringError(
+        "--target cuda needs the CUDA toolkit's ptxas, not found at %s/bin "
+        "(set CUDA_HOME to the toolkit's folder)",
+        toolkit.c_str());
+  if (cuda && !options.flash)
+    return createStringError("--no-flash: the GPU lowering always tiles "
+                             "attention (the reference form is for the CPU)");
+  if (options.emit == "ptx" && !cuda)
+    return createStringError("--emit ptx needs --target cuda");
 
   DialectRegistry registry;
   registerDriverDialects(registry);
@@ -294,11 +317,25 @@ Error compileModel(const CompileOptions &options) {
                            [&](raw_ostream &os) { (*module)->print(os); });
 
   mlir::PassManager pm(&ctx);
-  mlir::dat::CPUPipelineOptions pipeline;
-  pipeline.tileAttention = options.flash;
-  pipeline.queryTile = options.queryTile;
-  pipeline.keyTile = options.keyTile;
-  mlir::dat::buildCPUPipeline(pm, pipeline);
+  if (cuda) {
+    mlir::dat::GPUPipelineOptions pipeline;
+    pipeline.toolkit = toolkit;
+    if (options.emit == "ptx")
+      pipeline.format = "isa";
+    if (options.queryTile)
+      pipeline.queryTile = options.queryTile;
+    if (options.keyTile)
+      pipeline.keyTile = options.keyTile;
+    mlir::dat::buildGPUPipeline(pm, pipeline);
+  } else {
+    mlir::dat::CPUPipelineOptions pipeline;
+    pipeline.tileAttention = options.flash;
+    if (options.queryTile)
+      pipeline.queryTile = options.queryTile;
+    if (options.keyTile)
+      pipeline.keyTile = options.keyTile;
+    mlir::dat::buildCPUPipeline(pm, pipeline);
+  }
   std::string diagnostics;
   {
     raw_string_ostream diagOs(diagnostics);
@@ -308,6 +345,14 @@ Error compileModel(const CompileOptions &options) {
       return createStringError("%s: internal error: lowering failed:\n%s",
                                options.configPath.c_str(), diagnostics.c_str());
   }
+  if (options.emit == "ptx")
+    return writeAtomically(options.outputPath, [&](raw_ostream &os) {
+      (*module)->walk([&](mlir::gpu::BinaryOp binary) {
+        for (mlir::Attribute a : binary.getObjects())
+          os << "// kernel module " << binary.getName() << "\n"
+             << cast<mlir::gpu::ObjectAttr>(a).getObject().getValue() << "\n";
+      });
+    });
   if (Error e =
           addProgramEntry(**module, signature, step ? &stepSignature : nullptr))
     return e;
@@ -336,7 +381,7 @@ Error compileModel(const CompileOptions &options) {
 
   std::string tmpExe = options.outputPath + ".tmp-link";
   FileRemover removeTmp(tmpExe);
-  if (Error e = linkProgram(object, tmpExe))
+  if (Error e = linkProgram(object, tmpExe, options.target == "cuda"))
     return e;
   std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
   std::vector<SignatureEntry> all = signature;

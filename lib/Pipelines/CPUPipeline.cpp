@@ -20,10 +20,12 @@
 
 namespace mlir::dat {
 
-void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  if (options.tileAttention)
-    pm.addPass(createDatTileAttention(
-        DatTileAttentionOptions{options.queryTile, options.keyTile}));
+void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
+                          int64_t queryTile, int64_t keyTile,
+                          function_ref<void(OpPassManager &)> beforeDealloc) {
+  if (tileAttention)
+    pm.addPass(
+        createDatTileAttention(DatTileAttentionOptions{queryTile, keyTile}));
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
 
@@ -34,8 +36,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (beforeDealloc)
+    beforeDealloc(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
+                       options.keyTile, nullptr);
 
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -56,6 +65,12 @@ void registerPipelines() {
       "Lower dat ops on tensors to the LLVM dialect for the host CPU "
       "(flash tiling, decomposition, bufferization, loops)",
       buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "dat-gpu-pipeline",
+      "Lower dat ops on tensors to host LLVM dialect code launching NVVM "
+      "kernels embedded as cubin (flash tiling, decomposition, managed "
+      "memory, one kernel per parallel loop nest, ptxas)",
+      buildGPUPipeline);
 }
 
 } // namespace mlir::dat

@@ -23,12 +23,12 @@ struct CompileOptions {
   std::string weightsPath;            // or:
   std::optional<uint64_t> randomSeed; // --random-weights SEED
   std::string target = "cpu";         // cpu | cuda
-  std::string emit = "exe";           // exe | mlir | llvm
+  std::string emit = "exe";           // exe | mlir | llvm | ptx (cuda)
   std::string outputPath;
-  // Attention lowering: flash tiles (query rows × keys) or, with
-  // flash = false, the N×N reference form.
+  // Attention lowering: flash tiles (query rows × keys; 0: the target's
+  // default) or, with flash = false (CPU only), the N×N reference form.
   bool flash = true;
-  int64_t queryTile = 64, keyTile = 64;
+  int64_t queryTile = 0, keyTile = 0;
 };
 
 /// Compiles a model description into `options.outputPath`: an executable

@@ -34,12 +34,66 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(64)};
 };
 
+#ifndef DAT_CUDA_TOOLKIT
+#define DAT_CUDA_TOOLKIT "/usr/local/cuda"
+#endif
+
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("NVIDIA architecture of the cubin"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features (ISA version)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit folder (ptxas, libdevice)"),
+      llvm::cl::init(DAT_CUDA_TOOLKIT)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device code embedded in the host module: bin (cubin "
+                     "from ptxas), isa (PTX, JIT-compiled at load) or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int64_t> queryTile{
+      *this, "query-tile", llvm::cl::desc("Query rows per attention tile"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> keyTile{
+      *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> blockSize{*this, "block-size",
+                                         llvm::cl::desc("Threads per block"),
+                                         llvm::cl::init(256)};
+  enum class Precision { F32 };
+  PassOptions::Option<Precision> precision{
+      *this, "precision", llvm::cl::desc("Arithmetic precision of the kernels"),
+      llvm::cl::values(
+          clEnumValN(Precision::F32, "fp32", "fp32 storage and arithmetic")),
+      llvm::cl::init(Precision::F32)};
+  PassOptions::Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Give every public function a C-callable "
+                     "`_mlir_ciface_` wrapper (llvm.emit_c_interface)"),
+      llvm::cl::init(true)};
+};
+
+/// dat on tensors → host LLVM dialect with the kernels embedded as cubin:
+/// flash tiling, decomposition, bufferization into memory host and device
+/// share, one kernel per parallel loop nest (blocks × threads), NVVM,
+/// ptxas. Host code keeps the loops over tiles and key blocks.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
 /// dat on tensors → LLVM dialect for the host CPU: flash tiling of the
 /// attention ops (unless disabled), decomposition of the rest,
 /// bufferization, loops, LLVM.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `--dat-cpu-pipeline` (and later pipelines) with the pass
+/// The shared front half: (flash tiling), decomposition, bufferization with
+/// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
+void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
+                          int64_t queryTile, int64_t keyTile,
+                          function_ref<void(OpPassManager &)> beforeDealloc);
+
+/// Registers `--dat-cpu-pipeline` and `--dat-gpu-pipeline` with the pass
 /// registry, for dat-opt.
 void registerPipelines();
 

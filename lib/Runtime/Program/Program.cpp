@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
+#include "ProgramMemory.h"
 
 #include <cmath>
 #include <cstdint>
@@ -92,7 +93,8 @@ Call::Call(const dat::json::Value &section, void (*entry)(void **))
 }
 
 void Call::bind(size_t i, const void *data) {
-  argDescs[i] = descriptor(data, args[i].shape);
+  size_t bytes = args[i].numElements() * dat::dtypeSize(args[i].dtype);
+  argDescs[i] = descriptor(visibleToProgram(data, bytes), args[i].shape);
 }
 
 void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
@@ -181,7 +183,7 @@ void Call::freeResults() {
   for (size_t offset : resultOffsets) {
     int64_t allocated = resultDescs[offset];
     if (!bound.count(allocated) && freed.insert(allocated).second)
-      std::free(reinterpret_cast<void *>(allocated));
+      freeProgramBuffer(reinterpret_cast<void *>(allocated));
   }
 }
 

@@ -1,0 +1,96 @@
+//===- MapParallelLoops.cpp - scf.parallel nests → GPU blocks/threads -----===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The simplest mapping that is right for every loop nest the linalg
+// lowering produces: one thread per element of the collapsed parallel
+// iteration space, reductions sequential in the thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
+
+namespace mlir::dat {
+
+#define GEN_PASS_DEF_DATGPUMAPPARALLELLOOPS
+#include "dat/Conversion/Passes.h.inc"
+
+static gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx,
+                                             gpu::Processor processor) {
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  return gpu::ParallelLoopDimMappingAttr::get(ctx, processor, id, id);
+}
+
+static LogicalResult mapSequential(scf::ParallelOp loop) {
+  SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
+      loop.getNumLoops(), mapTo(loop.getContext(), gpu::Processor::Sequential));
+  return gpu::setMappingAttr(loop, seq);
+}
+
+LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
+                                                scf::ParallelOp loop,
+                                                int64_t blockSize) {
+  MLIRContext *ctx = loop.getContext();
+  if (loop.getNumLoops() > 1) {
+    std::vector<unsigned> all(loop.getNumLoops());
+    std::iota(all.begin(), all.end(), 0u);
+    rewriter.setInsertionPoint(loop);
+    Operation *before = loop->getPrevNode();
+    Block *block = loop->getBlock();
+    collapseParallelLoops(rewriter, loop, {all});
+    // The collapsed loop replaces `loop` right where it was.
+    Operation *next = before ? before->getNextNode() : &block->front();
+    while (next && !isa<scf::ParallelOp>(next))
+      next = next->getNextNode();
+    if (!next)
+      return failure();
+    loop = cast<scf::ParallelOp>(next);
+  }
+  auto [outer, inner] =
+      scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/true);
+  if (failed(gpu::setMappingAttr(outer, mapTo(ctx, gpu::Processor::BlockX))) ||
+      failed(gpu::setMappingAttr(inner, mapTo(ctx, gpu::Processor::ThreadX))))
+    return failure();
+  WalkResult nested = inner.getBody()->walk([](scf::ParallelOp op) {
+    return failed(mapSequential(op)) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+  });
+  return failure(nested.wasInterrupted());
+}
+
+namespace {
+struct GPUMapParallelLoopsPass final
+    : impl::DatGPUMapParallelLoopsBase<GPUMapParallelLoopsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (blockSize < 1 || blockSize > 1024) {
+      getOperation()->emitError("dat-gpu-map-parallel-loops: block-size must "
+                                "be in [1, 1024], got ")
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> roots;
+    getOperation()->walk([&](scf::ParallelOp op) {
+      if (!op->getParentOfType<scf::ParallelOp>() &&
+          !op->getParentOfType<gpu::LaunchOp>() &&
+          !op->hasAttr(gpu::getMappingAttrName()))
+        roots.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : roots)
+      if (failed(mapParallelLoopToBlocksAndThreads(rewriter, loop, blockSize)))
+        return signalPassFailure();
+  }
+};
+} // namespace
+} // namespace mlir::dat

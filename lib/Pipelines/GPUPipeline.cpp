@@ -1,0 +1,74 @@
+//===- GPUPipeline.cpp - dat → host LLVM dialect + NVVM cubin -------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The first GPU lowering: the host code is the CPU program's (tile loops,
+// key-block loops, copies) and every parallel loop nest of a linalg op is a
+// kernel with one thread per element. Correct for every op the
+// decomposition produces; the tensor-core kernels of the performance work
+// replace the hot nests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::dat {
+
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
+                       options.keyTile, [](OpPassManager &nested) {
+                         nested.addPass(createDatGPUStageConstants());
+                       });
+
+  // Tiles and key blocks stay host loops; each linalg op becomes one
+  // parallel loop nest, then one kernel.
+  pm.addPass(createForallToForLoopPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDatGPUMapParallelLoops(
+      DatGPUMapParallelLoopsOptions{options.blockSize}));
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createDatGPUHostSharedMemory());
+  pm.addPass(createGpuKernelOutliningPass());
+
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createDatExpandMath());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  if (options.cInterface)
+    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+} // namespace mlir::dat

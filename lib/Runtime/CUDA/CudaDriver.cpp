@@ -1,0 +1,103 @@
+//===- CudaDriver.cpp - loading the CUDA driver at run time ---------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <functional>
+#include <string>
+
+namespace datrt::cuda {
+
+[[noreturn]] static void die(const std::string &message) {
+  std::fprintf(stderr, "dat: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+template <typename Fn>
+static void resolve(void *lib, Fn &fn, const char *name) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn)
+    die(std::string("the CUDA driver (libcuda.so.1) has no '") + name +
+        "': it is older than this program needs");
+}
+
+static Driver load() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    die(std::string("this program runs on an NVIDIA GPU, but the CUDA driver "
+                    "library libcuda.so.1 cannot be loaded") +
+        (why ? std::string(" (") + why + ")" : std::string()) +
+        "; is this a machine with an NVIDIA GPU and its driver installed?");
+  }
+  Driver d;
+  resolve(lib, d.cuInit, "cuInit");
+  resolve(lib, d.cuDeviceGet, "cuDeviceGet");
+  resolve(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  resolve(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+  resolve(lib, d.cuModuleLoadData, "cuModuleLoadData");
+  resolve(lib, d.cuModuleUnload, "cuModuleUnload");
+  resolve(lib, d.cuModuleGetFunction, "cuModuleGetFunction");
+  resolve(lib, d.cuLaunchKernel, "cuLaunchKernel");
+  resolve(lib, d.cuStreamCreate, "cuStreamCreate");
+  resolve(lib, d.cuStreamSynchronize, "cuStreamSynchronize");
+  resolve(lib, d.cuStreamDestroy, "cuStreamDestroy_v2");
+  resolve(lib, d.cuStreamWaitEvent, "cuStreamWaitEvent");
+  resolve(lib, d.cuEventCreate, "cuEventCreate");
+  resolve(lib, d.cuEventDestroy, "cuEventDestroy_v2");
+  resolve(lib, d.cuEventRecord, "cuEventRecord");
+  resolve(lib, d.cuMemAllocManaged, "cuMemAllocManaged");
+  resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2");
+  resolve(lib, d.cuMemFree, "cuMemFree_v2");
+  resolve(lib, d.cuMemcpy, "cuMemcpy");
+  resolve(lib, d.cuMemsetD32, "cuMemsetD32_v2");
+  resolve(lib, d.cuPointerGetAttribute, "cuPointerGetAttribute");
+  resolve(lib, d.cuGetErrorName, "cuGetErrorName");
+  resolve(lib, d.cuGetErrorString, "cuGetErrorString");
+  return d;
+}
+
+static const Driver &loaded() {
+  static const Driver d = load();
+  return d;
+}
+
+void check(CUresult result, const char *call, const char *what) {
+  if (result == 0)
+    return;
+  const char *name = nullptr, *text = nullptr;
+  loaded().cuGetErrorName(result, &name);
+  loaded().cuGetErrorString(result, &text);
+  die(std::string("CUDA error in ") + call +
+      (what ? std::string(" (") + what + ")" : std::string()) + ": " +
+      (name ? name : "unknown error " + std::to_string(result)) +
+      (text ? std::string(": ") + text : std::string()));
+}
+
+const Driver &driver() {
+  static const Driver &d = [] {
+    const Driver &drv = loaded();
+    CUresult init = drv.cuInit(0);
+    if (init == 100 /*CUDA_ERROR_NO_DEVICE*/)
+      die("this program runs on an NVIDIA GPU, but the CUDA driver finds "
+          "none (CUDA_ERROR_NO_DEVICE)");
+    check(init, "cuInit");
+    int device = 0;
+    check(drv.cuDeviceGet(&device, 0), "cuDeviceGet", "device 0");
+    Handle context = nullptr;
+    check(drv.cuDevicePrimaryCtxRetain(&context, device),
+          "cuDevicePrimaryCtxRetain");
+    check(drv.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    return std::cref(drv);
+  }();
+  return d;
+}
+
+} // namespace datrt::cuda

@@ -1,0 +1,62 @@
+//===- CudaDriver.h - the CUDA driver API, resolved at run time -*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// Programs do not link libcuda: they load libcuda.so.1 when they first need
+// the GPU, so that they start (and say what is missing) on any machine. The
+// few driver entry points used are declared here with plain C types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_RUNTIME_CUDA_CUDADRIVER_H
+#define DAT_RUNTIME_CUDA_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace datrt::cuda {
+
+using CUresult = int;
+using CUdeviceptr = uint64_t;
+using Handle = void *; // CUcontext, CUmodule, CUfunction, CUstream, CUevent
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(int *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(Handle *, int);
+  CUresult (*cuCtxSetCurrent)(Handle);
+  CUresult (*cuModuleLoadData)(Handle *, const void *);
+  CUresult (*cuModuleUnload)(Handle);
+  CUresult (*cuModuleGetFunction)(Handle *, Handle, const char *);
+  CUresult (*cuLaunchKernel)(Handle, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, Handle, void **,
+                             void **);
+  CUresult (*cuStreamCreate)(Handle *, unsigned);
+  CUresult (*cuStreamSynchronize)(Handle);
+  CUresult (*cuStreamDestroy)(Handle);
+  CUresult (*cuStreamWaitEvent)(Handle, Handle, unsigned);
+  CUresult (*cuEventCreate)(Handle *, unsigned);
+  CUresult (*cuEventDestroy)(Handle);
+  CUresult (*cuEventRecord)(Handle, Handle);
+  CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD32)(CUdeviceptr, unsigned, size_t);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+};
+
+/// The driver, loaded and initialized (primary context of device 0 current)
+/// on first use. Without a usable driver or GPU the program exits with a
+/// message saying so.
+const Driver &driver();
+
+/// Exits with "CUDA error in <call> (<what>): <name>: <description>" unless
+/// `result` is CUDA_SUCCESS.
+void check(CUresult result, const char *call, const char *what = nullptr);
+
+} // namespace datrt::cuda
+
+#endif // DAT_RUNTIME_CUDA_CUDADRIVER_H

@@ -1,0 +1,62 @@
+//===- DeviceMemory.cpp - arguments in managed memory ---------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// GPU programs read every argument from managed memory: a weight is copied
+// there once per binding, inputs on each run; buffers the program itself
+// returned (decode caches) are already there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Program/ProgramMemory.h"
+#include "CudaDriver.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace datrt {
+
+using cuda::CUdeviceptr;
+
+static bool isManaged(const void *p) {
+  unsigned managed = 0;
+  const int kIsManaged = 8; // CU_POINTER_ATTRIBUTE_IS_MANAGED
+  // Memory the driver does not know (plain host memory) is an error here.
+  if (cuda::driver().cuPointerGetAttribute(
+          &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p)) != 0)
+    return false;
+  return managed != 0;
+}
+
+const void *visibleToProgram(const void *host, size_t bytes) {
+  if (isManaged(host))
+    return host;
+  struct Copy {
+    CUdeviceptr ptr;
+    size_t bytes;
+  };
+  static std::map<const void *, Copy> copies;
+  Copy &c = copies[host];
+  if (c.bytes < bytes) {
+    if (c.ptr)
+      cuda::check(cuda::driver().cuMemFree(c.ptr), "cuMemFree");
+    cuda::check(cuda::driver().cuMemAllocManaged(&c.ptr, bytes ? bytes : 1,
+                                                 /*CU_MEM_ATTACH_GLOBAL=*/1),
+                "cuMemAllocManaged", "an argument of the program");
+    c.bytes = bytes;
+  }
+  // Every kernel has finished (launches synchronize): the host may write.
+  std::memcpy(reinterpret_cast<void *>(c.ptr), host, bytes);
+  return reinterpret_cast<const void *>(c.ptr);
+}
+
+void freeProgramBuffer(void *buffer) {
+  if (isManaged(buffer))
+    cuda::check(cuda::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(buffer)),
+                "cuMemFree", "a result of the program");
+  else
+    std::free(buffer);
+}
+
+} // namespace datrt

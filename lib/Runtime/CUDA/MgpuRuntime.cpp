@@ -1,0 +1,158 @@
+//===- MgpuRuntime.cpp - the mgpu* functions of MLIR's GPU host code ------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// `gpu-to-llvm` and the gpu.binary translation emit calls to these
+// functions (MLIR 22 signatures). Modules are loaded lazily, at their first
+// kernel, so that a program starts and reports a missing driver from main
+// rather than from a global constructor. Every launch is followed by a
+// synchronization in the host code; its errors name the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+using namespace datrt::cuda;
+
+namespace {
+struct LazyModule {
+  const void *image;
+  Handle module = nullptr;
+  std::map<std::string, Handle> functions;
+};
+
+std::map<Handle, std::string> &kernelNames() {
+  static std::map<Handle, std::string> names;
+  return names;
+}
+
+/// The kernel most recently launched: errors reported by a later
+/// synchronization come from it.
+std::string lastKernel = "no kernel launched yet";
+} // namespace
+
+extern "C" {
+
+void *mgpuModuleLoad(void *data, int64_t /*size*/) {
+  return new LazyModule{data};
+}
+
+void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  return new LazyModule{data};
+}
+
+void mgpuModuleUnload(void *module) {
+  auto *m = static_cast<LazyModule *>(module);
+  // At exit the driver may already be shutting down: ignore its answer.
+  if (m->module)
+    driver().cuModuleUnload(m->module);
+  delete m;
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  auto *m = static_cast<LazyModule *>(module);
+  auto it = m->functions.find(name);
+  if (it != m->functions.end())
+    return it->second;
+  if (!m->module)
+    check(driver().cuModuleLoadData(&m->module, m->image), "cuModuleLoadData",
+          name);
+  Handle fn = nullptr;
+  check(driver().cuModuleGetFunction(&fn, m->module, name),
+        "cuModuleGetFunction", name);
+  m->functions[name] = fn;
+  kernelNames()[fn] = name;
+  return fn;
+}
+
+void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
+                      intptr_t bx, intptr_t by, intptr_t bz, int32_t smem,
+                      void *stream, void **params, void **extra,
+                      size_t /*paramsCount*/) {
+  // An empty iteration space launches nothing (the driver rejects a zero
+  // grid).
+  if (gx == 0 || gy == 0 || gz == 0)
+    return;
+  lastKernel = "kernel " + kernelNames()[fn];
+  check(driver().cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, stream,
+                                params, extra),
+        "cuLaunchKernel", lastKernel.c_str());
+}
+
+void *mgpuStreamCreate() {
+  // One stream for the whole program: launches synchronize anyway.
+  static Handle stream = [] {
+    Handle s = nullptr;
+    check(driver().cuStreamCreate(&s, /*CU_STREAM_NON_BLOCKING=*/1),
+          "cuStreamCreate");
+    return s;
+  }();
+  return stream;
+}
+
+void mgpuStreamDestroy(void *) {}
+
+void mgpuStreamSynchronize(void *stream) {
+  check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize",
+        lastKernel.c_str());
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  check(driver().cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate() {
+  Handle event = nullptr;
+  check(driver().cuEventCreate(&event, /*CU_EVENT_DISABLE_TIMING=*/2),
+        "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  check(driver().cuEventDestroy(event), "cuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  (void)event; // launches synchronize their stream already
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  check(driver().cuEventRecord(event, stream), "cuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
+  CUdeviceptr p = 0;
+  size_t n = bytes ? bytes : 1; // the driver rejects empty allocations
+  if (hostShared)
+    check(driver().cuMemAllocManaged(&p, n, /*CU_MEM_ATTACH_GLOBAL=*/1),
+          "cuMemAllocManaged", (std::to_string(bytes) + " bytes").c_str());
+  else
+    check(driver().cuMemAlloc(&p, n), "cuMemAlloc",
+          (std::to_string(bytes) + " bytes").c_str());
+  return reinterpret_cast<void *>(p);
+}
+
+void mgpuMemFree(void *ptr, void * /*stream*/) {
+  check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, void * /*stream*/) {
+  check(driver().cuMemcpy(reinterpret_cast<CUdeviceptr>(dst),
+                          reinterpret_cast<CUdeviceptr>(src), bytes),
+        "cuMemcpy");
+}
+
+void mgpuMemset32(void *dst, unsigned value, size_t count, void * /*stream*/) {
+  check(driver().cuMemsetD32(reinterpret_cast<CUdeviceptr>(dst), value, count),
+        "cuMemsetD32");
+}
+
+// Arguments live in managed memory already (DeviceMemory.cpp).
+void mgpuMemHostRegisterMemRef(int64_t, void *, int64_t) {}
+void mgpuMemHostUnregisterMemRef(int64_t, void *, int64_t) {}
+
+} // extern "C"

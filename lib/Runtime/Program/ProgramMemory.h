@@ -1,0 +1,28 @@
+//===- ProgramMemory.h - buffers shared with the compiled code --*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The CPU and CUDA runtimes differ only here: where the compiled code reads
+// the arguments the runtime binds, and how its returned buffers are freed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_RUNTIME_PROGRAMMEMORY_H
+#define DAT_RUNTIME_PROGRAMMEMORY_H
+
+#include <cstddef>
+
+namespace datrt {
+
+/// The address at which the compiled code reads the `bytes` at `host`, as
+/// they are now: `host` itself on the CPU; on the GPU a buffer in managed
+/// memory, one per host address, refreshed from `host` on every call (a
+/// buffer the program itself allocated is returned as is).
+const void *visibleToProgram(const void *host, size_t bytes);
+
+/// Frees a buffer the compiled code allocated and returned.
+void freeProgramBuffer(void *buffer);
+
+} // namespace datrt
+
+#endif // DAT_RUNTIME_PROGRAMMEMORY_H
