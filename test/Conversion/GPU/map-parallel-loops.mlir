@@ -1,0 +1,35 @@
+// RUN: dat-opt %s --pass-pipeline="builtin.module(func.func(dat-gpu-map-parallel-loops{block-size=128}))" \
+// RUN: | FileCheck %s
+// RUN: not dat-opt %s --pass-pipeline="builtin.module(func.func(dat-gpu-map-parallel-loops{block-size=2000}))" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=BAD
+// BAD: error: dat-gpu-map-parallel-loops: block-size must be in [1, 1024], got 2000
+
+// A 3-d nest (one linalg op's parallel dims, its reduction inside) becomes
+// one collapsed dimension, tiled by 128: tiles on blocks, elements on
+// threads, a guard for the last partial tile; the reduction stays a
+// sequential loop in the thread.
+// CHECK-LABEL: func.func @nest
+// CHECK: scf.parallel (%[[T:.+]]) = (%{{.+}}) to (%{{.+}}) step (%[[STEP:.+]])
+// CHECK:   scf.parallel (%[[E:.+]]) = (%{{.+}}) to (%[[STEP]])
+// CHECK:     %[[IN:.+]] = arith.cmpi ult, %{{.+}}, %{{.+}}
+// CHECK:     %[[GUARD:.+]] = arith.andi %{{.+}}, %[[IN]]
+// CHECK:     scf.if %[[GUARD]]
+// CHECK:       scf.for
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+func.func @nest(%a: memref<2x3x5xf32>, %b: memref<2x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c3) step (%c1, %c1) {
+    scf.for %k = %c0 to %c5 step %c1 {
+      %x = memref.load %a[%i, %j, %k] : memref<2x3x5xf32>
+      %y = memref.load %b[%i, %j] : memref<2x3xf32>
+      %z = arith.addf %x, %y : f32
+      memref.store %z, %b[%i, %j] : memref<2x3xf32>
+    }
+  }
+  return
+}

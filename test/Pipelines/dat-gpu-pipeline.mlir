@@ -1,0 +1,26 @@
+// REQUIRES: cuda-toolkit
+// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa query-tile=16 key-tile=8" \
+// RUN: | FileCheck %s --check-prefix=PTX
+// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit query-tile=16 key-tile=8" \
+// RUN: | FileCheck %s --check-prefix=CUBIN
+// RUN: not dat-opt %s --dat-gpu-pipeline="precision=bf16" 2>&1 | FileCheck %s --check-prefix=PREC
+
+// Causal attention through the whole GPU lowering: the host function keeps
+// the tile and key-block loops and launches one kernel per parallel nest;
+// every kernel is PTX for sm_90 (ptxas-assembled into a cubin with the
+// default format), exp from libdevice inlined.
+// PTX: llvm.func @attention
+// PTX: gpu.launch_func
+// PTX: gpu.binary @attention_kernel
+// PTX-SAME: .target sm_90
+// PTX-SAME: .entry attention_kernel
+// PTX: ex2.approx
+// CUBIN: gpu.binary @attention_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
+// PREC: for the --precision option: Cannot find option named 'bf16'!
+func.func @attention(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x8xf32>)
+    -> tensor<1x4x40x8xf32> {
+  %o = tensor.empty() : tensor<1x4x40x8xf32>
+  %r = dat.attention ins(%q, %k, %v : tensor<1x4x40x16xf32>, tensor<1x2x40x16xf32>, tensor<1x2x40x8xf32>)
+         outs(%o : tensor<1x4x40x8xf32>) scale = 0.25 causal -> tensor<1x4x40x8xf32>
+  return %r : tensor<1x4x40x8xf32>
+}
