@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The golden cases on a GPU machine that has no MLIR (the H200 machine):
+#
+#   scripts/cuda-golden.sh build [DIR]   here: compile every golden case with
+#                                        --target cuda into DIR (default
+#                                        build/cuda-golden), with its inputs
+#   scripts/cuda-golden.sh run [DIR]     there: run each program on its
+#                                        inputs and compare (python3) like
+#                                        `datc check`; exit 0 only if all pass
+#
+# Where one machine has both a GPU and MLIR, `datc check CASE --target cuda`
+# (test/Integration/CUDA/golden.test) does the same in one step.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mode="${1:-}"
+dir="${2:-$root/build/cuda-golden}"
+golden="${DAT_GOLDEN_DIR:-$root/../shared/golden}"
+
+case "$mode" in
+build)
+  mkdir -p "$dir"
+  cp "$root/scripts/compare_golden.py" "$root/scripts/cuda-golden.sh" "$dir/"
+  for case_dir in "$golden"/*/; do
+    name="$(basename "$case_dir")"
+    mkdir -p "$dir/$name"
+    cp "$case_dir/config.json" "$case_dir/io.safetensors" "$dir/$name/"
+    "$root/build/bin/datc" compile "$case_dir/config.json" \
+      --weights "$case_dir/model.safetensors" --target cuda \
+      -o "$dir/$name/program"
+    echo "built $name"
+  done
+  ;;
+run)
+  here="$(cd "$(dirname "$0")" && pwd)"
+  compare="$here/compare_golden.py"
+  [ -f "$compare" ] || compare="$root/scripts/compare_golden.py"
+  failed=0 total=0
+  for case_dir in "$dir"/*/; do
+    name="$(basename "$case_dir")"
+    total=$((total + 1))
+    if ! "$case_dir/program" --input "$case_dir/io.safetensors" \
+        --output "$case_dir/result.safetensors"; then
+      echo "FAIL $name (the program failed)"
+      failed=$((failed + 1))
+      continue
+    fi
+    python3 "$compare" "$case_dir/config.json" "$case_dir/io.safetensors" \
+      "$case_dir/result.safetensors" || failed=$((failed + 1))
+  done
+  echo "$((total - failed)) of $total golden cases pass on the GPU"
+  [ "$failed" -eq 0 ]
+  ;;
+*)
+  echo "usage: $0 build|run [DIR]" >&2
+  exit 2
+  ;;
+esac
