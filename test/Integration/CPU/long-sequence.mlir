@@ -13,8 +13,10 @@
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils -shared-libs=%mlir_c_runner_utils \
 // RUN: | FileCheck %s
-// CHECK: [{{[0-9.e-]+}}]
-// CHECK-NEXT: [1]
+// CHECK: data =
+// CHECK-NEXT: {{\[}}{{[0-9.e-]+}}]
+// CHECK: data =
+// CHECK-NEXT: {{\[}}1]
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
