@@ -304,7 +304,11 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
 
     where `symbols_j` is `symbols[b,g(h),j,:]` (`[B,Hkv,L,hd]`, one symbol
     per position) or, with `symbols_per_pair`, `symbols[i,j,g(h),:]`
-    (`[Lq,Lk,Hkv,hd]`, e.g. position-relative symbols). The relation vector
+    (`[Lq,Lk,Hkv,hd]`), or, with `relative_symbols`, the row
+    `symbols[clamp(j - (i + query_offset), -M, M) + M, g(h), :]` of a table
+    `[2M+1,Hkv,hd]` of position-relative symbols: the tiled lowering then
+    reads the band of Bq+Bk-1 rows a tile touches and never builds the
+    `[Lq,Lk,·]` tensor. The relation vector
     is shared by all heads; `wr` is `[H,hd,R]`. Query/key are the attention
     projections `[B,H,L,dk]`/`[B,Hkv,L,dk]` (RoPE already applied), the
     relation projections are `[B,R,L,dr]`. The result `[B,H,Lq,hd]` is
@@ -337,7 +341,8 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     F32Attr:$rel_scale,
     StrAttr:$activation,
     UnitProp:$causal,
-    UnitProp:$symbols_per_pair
+    UnitProp:$symbols_per_pair,
+    UnitProp:$relative_symbols
   );
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
@@ -349,6 +354,7 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     `outs` `(` $init `:` type($init) `)`
     `scale` `=` $scale `rel_scale` `=` $rel_scale `activation` `=` $activation
     (`causal` $causal^)? (`symbols_per_pair` $symbols_per_pair^)?
+    (`relative_symbols` $relative_symbols^)?
     attr-dict `->` type($result)
   }];
   let extraClassDeclaration = [{

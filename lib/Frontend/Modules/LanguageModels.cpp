@@ -258,7 +258,7 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
         if (l > 0 && shared)
           mb.aliasWeight(own + "rel_pos_enc.rel_pos_embeddings",
                          first + "rel_pos_enc.rel_pos_embeddings");
-        symbols = emitRelativeSymbols(mb, prefix, s->length);
+        symbols = emitRelativeSymbolTable(mb, prefix);
       }
     });
     return dualEncoderBlock(mb, c, "layers.blocks." + std::to_string(l) + ".",

@@ -174,6 +174,9 @@ mlir::Value emitPositionalSymbols(ModelBuilder &mb, llvm::StringRef prefix,
                                   int64_t batch, int64_t length);
 mlir::Value emitRelativeSymbols(ModelBuilder &mb, llvm::StringRef prefix,
                                 int64_t length);
+/// The position-relative symbol table [2M+1, symbol_dim] itself: the models
+/// pass it to relational attention, which gathers the rows per pair.
+mlir::Value emitRelativeSymbolTable(ModelBuilder &mb, llvm::StringRef prefix);
 
 /// Blocks (spec §6): EncoderBlock, DecoderBlock, DualAttnEncoderBlock,
 /// DualAttnDecoderBlock.

@@ -90,8 +90,13 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t L = xt.getDimSize(1);
   int64_t keys = mb.decoding() ? mb.decodeLength() : L;
+  // Position-relative symbols come either as the table of the models'
+  // retriever, [2M+1, d_model] (kept a table: the op gathers its band), or,
+  // for this module on its own, as the reference's [L, L, d_model] input.
+  bool table = p.relativeSymbols && st.getRank() == 2;
   bool shapeOk =
-      p.relativeSymbols
+      table ? st.getDimSize(1) == a.dModel && st.getDimSize(0) % 2 == 1
+      : p.relativeSymbols
           ? st.getRank() == 3 && st.getDimSize(0) == L &&
                 st.getDimSize(1) == keys && st.getDimSize(2) == a.dModel
           : st.getRank() == 3 && st.getDimSize(0) == xt.getDimSize(0) &&
@@ -104,11 +109,24 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
              " symbols");
     return {};
   }
-  // wv projects symbols: [B,L,D] -> [B,Hkv,L,hd], or [L,L,D] -> [L,L,Hkv,hd].
+  // wv projects symbols: [B,L,D] -> [B,Hkv,L,hd], [L,L,D] -> [L,L,Hkv,hd],
+  // or a table [T,D] (as [1,T,D]) -> [T,Hkv,hd]: projecting the table rows
+  // equals projecting the rows gathered from it.
+  Value in = symbols;
+  if (table)
+    in = tensor::ExpandShapeOp::create(
+        mb.b, mb.loc,
+        RankedTensorType::get({1, st.getDimSize(0), st.getDimSize(1)},
+                              st.getElementType()),
+        symbols, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value sv = mb.splitHeads(
-      mb.linear(symbols, name("wv"), a.kvHeads * a.headDim, a.biasKV),
-      a.kvHeads);
-  if (!p.relativeSymbols)
+      mb.linear(in, name("wv"), a.kvHeads * a.headDim, a.biasKV), a.kvHeads);
+  if (mb.failed())
+    return {};
+  if (table)
+    sv = tensor::CollapseShapeOp::create(
+        mb.b, mb.loc, sv, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+  else if (!p.relativeSymbols)
     sv = mb.cached((prefix + "symbol_values").str(), mb.swapSeqHeads(sv), 2);
   Value wr = mb.weight(name("wr"), {a.nHeads, a.headDim, p.relations});
   if (mb.failed())
@@ -122,7 +140,8 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
       qr, kr, sv, wr, /*mask=*/Value(), mb.decodePosition(),
       mb.emptyLike({B, a.nHeads, L, a.headDim}), mb.b.getF32FloatAttr(scale),
       mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation), causal,
-      p.relativeSymbols);
+      /*symbolsPerPair=*/p.relativeSymbols && !table,
+      /*relativeSymbols=*/table);
   RelationalAttentionResult r;
   r.out =
       mb.linear(mb.mergeHeads(ra), name("wo"), a.nHeads * a.headDim, a.biasOut);

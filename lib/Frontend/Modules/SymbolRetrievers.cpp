@@ -323,46 +323,48 @@ void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
             emitPositionalSymbols(mb, "", xt.getDimSize(0), xt.getDimSize(1)));
 }
 
-Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
+Value emitRelativeSymbolTable(ModelBuilder &mb, StringRef prefix) {
   int64_t dim = mb.intArg("symbol_dim");
   int64_t maxRel = mb.intArg("max_rel_pos");
   if (mb.failed())
     return {};
-  Value table = mb.weight((prefix + "rel_pos_enc.rel_pos_embeddings").str(),
-                          {2 * maxRel + 1, dim});
+  return mb.weight((prefix + "rel_pos_enc.rel_pos_embeddings").str(),
+                   {2 * maxRel + 1, dim});
+}
+
+Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
+  Value table = emitRelativeSymbolTable(mb, prefix);
   if (mb.failed())
     return {};
-  // s[i,j,:] = E[clamp(j − i, −M, M) + M]; a decode step has the one row
-  // of its position against every cached key position.
+  // s[i,j,:] = E[clamp(j − i, −M, M) + M]: the retriever's own output. The
+  // models keep the table (relational attention gathers from it).
+  int64_t rows = cast<RankedTensorType>(table.getType()).getDimSize(0);
+  int64_t dim = cast<RankedTensorType>(table.getType()).getDimSize(1);
+  int64_t maxRel = (rows - 1) / 2;
   MLIRContext *ctx = mb.b.getContext();
-  Value first = mb.decodePosition();
-  SmallVector<int64_t> shape = {L, mb.decoding() ? mb.decodeLength() : L, dim};
-  Value out =
-      linalg::GenericOp::create(
-          mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-          ValueRange{}, ValueRange{mb.emptyLike(shape)},
-          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(3, ctx)},
-          SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location nl, ValueRange) {
-            Value i = linalg::IndexOp::create(nb, nl, 0);
-            if (first)
-              i = arith::AddIOp::create(nb, nl, i, first);
-            Value j = linalg::IndexOp::create(nb, nl, 1);
-            Value c = linalg::IndexOp::create(nb, nl, 2);
-            Value m = arith::ConstantIndexOp::create(nb, nl, maxRel);
-            // clamp(j − i, −M, M) + M = clamp(j + M − i, 0, 2M), in index
-            // arithmetic without negative values: max(j + M, i) − i.
-            Value jm = arith::AddIOp::create(nb, nl, j, m);
-            Value lo = arith::MaxUIOp::create(nb, nl, jm, i);
-            Value off = arith::SubIOp::create(nb, nl, lo, i);
-            Value twoM = arith::ConstantIndexOp::create(nb, nl, 2 * maxRel);
-            Value row = arith::MinUIOp::create(nb, nl, off, twoM);
-            Value v =
-                tensor::ExtractOp::create(nb, nl, table, ValueRange{row, c});
-            linalg::YieldOp::create(nb, nl, v);
-          })
-          .getResult(0);
-  return out;
+  SmallVector<int64_t> shape = {L, L, dim};
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
+             ValueRange{}, ValueRange{mb.emptyLike(shape)},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(3, ctx)},
+             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               Value i = linalg::IndexOp::create(nb, nl, 0);
+               Value j = linalg::IndexOp::create(nb, nl, 1);
+               Value c = linalg::IndexOp::create(nb, nl, 2);
+               Value m = arith::ConstantIndexOp::create(nb, nl, maxRel);
+               // clamp(j − i, −M, M) + M = clamp(j + M − i, 0, 2M), in index
+               // arithmetic without negative values: max(j + M, i) − i.
+               Value jm = arith::AddIOp::create(nb, nl, j, m);
+               Value lo = arith::MaxUIOp::create(nb, nl, jm, i);
+               Value off = arith::SubIOp::create(nb, nl, lo, i);
+               Value twoM = arith::ConstantIndexOp::create(nb, nl, 2 * maxRel);
+               Value row = arith::MinUIOp::create(nb, nl, off, twoM);
+               Value v =
+                   tensor::ExtractOp::create(nb, nl, table, ValueRange{row, c});
+               linalg::YieldOp::create(nb, nl, v);
+             })
+      .getResult(0);
 }
 
 void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
@@ -399,7 +401,7 @@ Value emitSymbolRetriever(ModelBuilder &mb, StringRef kind, StringRef prefix,
   if (kind == "positional_symbols")
     return emitPositionalSymbols(mb, prefix, xt.getDimSize(0),
                                  xt.getDimSize(1));
-  return emitRelativeSymbols(mb, prefix, xt.getDimSize(1));
+  return emitRelativeSymbolTable(mb, prefix);
 }
 
 } // namespace dat

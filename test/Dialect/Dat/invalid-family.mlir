@@ -140,7 +140,7 @@ func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3
 // -----
 
 func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<2x2x12x8xf32>, %wr: tensor<4x8xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
-  // expected-error @+1 {{expected rank-4 query, key, symbols and init and a rank-3 wr [H,hd,R]}}
+  // expected-error @+1 {{expected rank-4 query, key and init, rank-4 symbols and a rank-3 wr [H,hd,R]}}
   %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<2x2x12x8xf32>, tensor<4x8xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
@@ -343,4 +343,31 @@ func.func @f(%x: tensor<2x4x12x8xf32>, %m: tensor<2x12x4x8x8xf32>, %o: tensor<2x
   // expected-error @+1 {{expected init to have the input type}}
   %r = dat.orthogonal_map ins(%x, %m : tensor<2x4x12x8xf32>, tensor<2x12x4x8x8xf32>) outs(%o : tensor<2x4x12x4xf32>) -> tensor<2x4x12x4xf32>
   return %r : tensor<2x4x12x4xf32>
+}
+
+// -----
+
+func.func @ra_relative_even_table(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>,
+    %kr: tensor<2x3x12x16xf32>, %s: tensor<8x2x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected relative symbols [2M+1,Hkv,hd]: an odd number of rows, got 8}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<8x2x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" relative_symbols -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @ra_relative_heads(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>,
+    %kr: tensor<2x3x12x16xf32>, %s: tensor<9x4x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbols dim 1 (kv heads) to be 2 as in key, got 4}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<9x4x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" relative_symbols -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @ra_relative_and_per_pair(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf32>, %qr: tensor<2x3x12x16xf32>,
+    %kr: tensor<2x3x12x16xf32>, %s: tensor<9x2x8xf32>, %wr: tensor<4x8x3xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{symbols_per_pair and relative_symbols exclude each other}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<9x2x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair relative_symbols -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
 }

@@ -92,10 +92,14 @@ LogicalResult RelationalAttentionOp::verify() {
   auto s = cast<RankedTensorType>(getSymbols().getType());
   auto wr = cast<RankedTensorType>(getWr().getType());
   auto o = cast<RankedTensorType>(getInit().getType());
-  if (q.getRank() != 4 || k.getRank() != 4 || s.getRank() != 4 ||
+  if (getSymbolsPerPair() && getRelativeSymbols())
+    return emitOpError("symbols_per_pair and relative_symbols exclude each "
+                       "other");
+  int64_t symbolsRank = getRelativeSymbols() ? 3 : 4;
+  if (q.getRank() != 4 || k.getRank() != 4 || s.getRank() != symbolsRank ||
       o.getRank() != 4 || wr.getRank() != 3)
-    return emitOpError("expected rank-4 query, key, symbols and init and a "
-                       "rank-3 wr [H,hd,R]");
+    return emitOpError("expected rank-4 query, key and init, rank-")
+           << symbolsRank << " symbols and a rank-3 wr [H,hd,R]";
   Type et = q.getElementType();
   if (!isa<FloatType>(et))
     return emitOpError("expected a float query, got ") << et;
@@ -135,7 +139,18 @@ LogicalResult RelationalAttentionOp::verify() {
   for (LogicalResult r : checks)
     if (failed(r))
       return failure();
-  if (getSymbolsPerPair()) {
+  if (getRelativeSymbols()) {
+    int64_t rows = s.getDimSize(0);
+    if (!ShapedType::isDynamic(rows) && rows % 2 == 0)
+      return emitOpError("expected relative symbols [2M+1,Hkv,hd]: an odd "
+                         "number of rows, got ")
+             << rows;
+    if (failed(expectDim(op, "symbols", 1, "kv heads", s.getDimSize(1), "key",
+                         Hkv)) ||
+        failed(expectDim(op, "symbols", 2, "head dim", s.getDimSize(2), "init",
+                         hd)))
+      return failure();
+  } else if (getSymbolsPerPair()) {
     if (failed(expectDim(op, "symbols", 0, "query length", s.getDimSize(0),
                          "query", Lq)) ||
         failed(expectDim(op, "symbols", 1, "key length", s.getDimSize(1), "key",

@@ -40,17 +40,22 @@ RelationalAttentionOp::getTiledImplementation(OpBuilder &b,
   Value key = slice(getKey(), 0, std::nullopt);
   Value relQuery = slice(getRelQuery(), 0, 2);
   Value relKey = slice(getRelKey(), 0, std::nullopt);
-  Value symbols = getSymbolsPerPair() ? slice(getSymbols(), std::nullopt, 0)
-                                      : slice(getSymbols(), 0, std::nullopt);
+  // A relative table is indexed by position difference: whole, with the
+  // tile's first row in the query offset.
+  Value symbols = getRelativeSymbols()  ? getSymbols()
+                  : getSymbolsPerPair() ? slice(getSymbols(), std::nullopt, 0)
+                                        : slice(getSymbols(), 0, std::nullopt);
   Value init = slice(getInit(), 0, 2);
   Value mask = slice(getMask(), std::nullopt, 0);
   Value queryOffset =
-      getCausal() ? shiftedQueryOffset(b, loc, getQueryOffset(), offsets[1])
-                  : Value();
+      getCausal() || getRelativeSymbols()
+          ? shiftedQueryOffset(b, loc, getQueryOffset(), offsets[1])
+          : Value();
   auto tiled = RelationalAttentionOp::create(
       b, loc, init.getType(), query, key, relQuery, relKey, symbols, getWr(),
       mask, queryOffset, init, getScaleAttr(), getRelScaleAttr(),
-      getActivationAttr(), getCausal(), getSymbolsPerPair());
+      getActivationAttr(), getCausal(), getSymbolsPerPair(),
+      getRelativeSymbols());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }
 

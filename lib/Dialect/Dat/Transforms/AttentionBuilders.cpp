@@ -189,6 +189,53 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
       .getResult(0);
 }
 
+Value accumulateRelativeSymbols(OpBuilder &b, Location loc, Value p,
+                                Value table, Value queryOffset, Value acc,
+                                int64_t group) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr bb, h, i, j, e;
+  bindDims(ctx, bb, h, i, j, e);
+  auto map = [&](ArrayRef<AffineExpr> r) {
+    return AffineMap::get(5, 0, r, ctx);
+  };
+  Type accTy = getElementTypeOrSelf(acc.getType());
+  Value rows = tensor::DimOp::create(b, loc, table, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value maxRel = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, rows, one), two);
+  Value offset =
+      queryOffset ? queryOffset : arith::ConstantIndexOp::create(b, loc, 0);
+  return linalg::GenericOp::create(
+             b, loc, acc.getType(), ValueRange{p}, ValueRange{acc},
+             ArrayRef<AffineMap>{map({bb, h, i, j}), map({bb, h, i, e})},
+             ArrayRef<IteratorType>{kPar, kPar, kPar, kRed, kPar},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value row = linalg::IndexOp::create(nb, nl, 2);
+               Value col = linalg::IndexOp::create(nb, nl, 3);
+               Value head = linalg::IndexOp::create(nb, nl, 1);
+               Value dim = linalg::IndexOp::create(nb, nl, 4);
+               // clamp(j - i - offset + M, 0, 2M), signed.
+               Value rel = arith::SubIOp::create(
+                   nb, nl, col, arith::AddIOp::create(nb, nl, row, offset));
+               rel = arith::AddIOp::create(nb, nl, rel, maxRel);
+               Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
+               Value last = arith::SubIOp::create(nb, nl, rows, one);
+               rel = arith::MinSIOp::create(
+                   nb, nl, arith::MaxSIOp::create(nb, nl, rel, zero), last);
+               Value kvHead = arith::DivUIOp::create(
+                   nb, nl, head, arith::ConstantIndexOp::create(nb, nl, group));
+               Value s = tensor::ExtractOp::create(
+                   nb, nl, table, ValueRange{rel, kvHead, dim});
+               Value prod = arith::MulFOp::create(
+                   nb, nl, castFloat(nb, nl, args[0], accTy),
+                   castFloat(nb, nl, s, accTy));
+               linalg::YieldOp::create(
+                   nb, nl, Value(arith::AddFOp::create(nb, nl, args[1], prod)));
+             })
+      .getResult(0);
+}
+
 Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m) {
   auto ft = cast<FloatType>(m.getType());
   Value negInf = arith::ConstantOp::create(

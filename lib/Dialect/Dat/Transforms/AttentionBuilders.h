@@ -141,6 +141,13 @@ Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
                      double scale, StringRef activation, FloatType accTy);
 
+/// acc[b,h,i,e] + Σ_j p[b,h,i,j] · table[clamp(j - i - offset, -M, M) + M,
+/// g(h), e] for a table [2M+1,Hkv,hd] of position-relative symbols (offset
+/// null: 0). Gathers the rows in the loop: no [Lq,Lk,·] tensor.
+Value accumulateRelativeSymbols(OpBuilder &b, Location loc, Value p,
+                                Value table, Value queryOffset, Value acc,
+                                int64_t group);
+
 /// HYLA scores s[b,h,i,j] = scale·⟨q, k⟩ + bias in `accTy`, masked pairs set
 /// to the fill of `normalization` (lowest float for softmax, else 0).
 Value buildHyperScores(OpBuilder &rw, Location loc, Value query, Value key,

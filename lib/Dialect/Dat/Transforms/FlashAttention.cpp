@@ -273,7 +273,14 @@ struct FlashRelationalAttention final
                                    sliceDim(nb, l, op.getRelKey(), 2, j0, len),
                                    relScale, act, accTy);
           Value symbols;
-          if (op.getSymbolsPerPair()) {
+          if (op.getRelativeSymbols()) {
+            // The band of table rows this block's pairs use, gathered in
+            // the loop.
+            accs[0] = accumulateRelativeSymbols(
+                nb, l, p, op.getSymbols(),
+                blockQueryOffset(nb, l, op.getQueryOffset(), j0), accs[0],
+                *group);
+          } else if (op.getSymbolsPerPair()) {
             // [Nq,Nk,Hkv,hd]: the block's columns, read as [i,j,g(h),e].
             symbols = sliceDim(nb, l, op.getSymbols(), 1, j0, len);
             accs[0] = buildMulAcc(nb, l, p, symbols, accs[0],

@@ -68,11 +68,16 @@ struct RelationalAttentionToLinalg final
         tensor::getMixedSizes(rewriter, loc, op.getInit());
     Value acc = filledTensor(rewriter, loc, oShape, accTy, zero);
     AffineExpr g = h.floorDiv(*group);
-    AffineMap symMap =
-        op.getSymbolsPerPair() ? map5({i, j, g, e}) : map5({b, g, j, e});
-    acc = buildMulAcc(rewriter, loc, alpha, op.getSymbols(), acc,
-                      {map5({b, h, i, j}), symMap, map5({b, h, i, e})},
-                      {kPar, kPar, kPar, kPar, kRed});
+    if (op.getRelativeSymbols()) {
+      acc = accumulateRelativeSymbols(rewriter, loc, alpha, op.getSymbols(),
+                                      op.getQueryOffset(), acc, *group);
+    } else {
+      AffineMap symMap =
+          op.getSymbolsPerPair() ? map5({i, j, g, e}) : map5({b, g, j, e});
+      acc = buildMulAcc(rewriter, loc, alpha, op.getSymbols(), acc,
+                        {map5({b, h, i, j}), symMap, map5({b, h, i, e})},
+                        {kPar, kPar, kPar, kPar, kRed});
+    }
 
     // Σ_j α[b,h,i,j] · r[b,i,j,l]  (loops b, h, i, l=e, j)
     SmallVector<OpFoldResult> arShape = {

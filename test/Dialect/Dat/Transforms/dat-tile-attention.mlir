@@ -132,3 +132,28 @@ func.func @hyla_softmax_default(%q: tensor<2x8x256x4xf32>, %v: tensor<2x8x256x4x
          scale = 0.5 normalization = "softmax" network = "default" -> tensor<2x8x256x4xf32>
   return %r : tensor<2x8x256x4xf32>
 }
+
+// -----
+
+// Position-relative symbols as a table [2M+1,Hkv,hd]: each key block gathers
+// the band of rows its pairs use, offset by the block's first key; no
+// [N,N,·] symbol tensor exists.
+// CHECK-LABEL: func.func @relational_relative
+// CHECK: scf.forall
+// CHECK:   scf.for %[[J:[^ ]+]] = {{.*}} -> (tensor<1x4x64xf32>, tensor<1x4x64xf32>, tensor<1x4x64x8xf32>, tensor<1x4x64x3xf32>)
+// CHECK:     %[[OFF:.+]] = arith.subi %{{.+}}, %[[J]]
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}} : tensor<1x4x64x?xf32>) outs(%{{.+}} : tensor<1x4x64x8xf32>)
+// CHECK:       arith.subi
+// CHECK:       arith.maxsi
+// CHECK:       arith.minsi
+// CHECK:       tensor.extract %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : tensor<33x2x8xf32>
+// NONN-LABEL: func.func @relational_relative
+func.func @relational_relative(%q: tensor<1x4x256x8xf32>, %k: tensor<1x2x256x8xf32>, %qr: tensor<1x3x256x4xf32>,
+                               %s: tensor<33x2x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<1x4x256x8xf32> {
+  %o = tensor.empty() : tensor<1x4x256x8xf32>
+  %r = dat.relational_attention ins(%q, %k, %qr, %qr, %s, %wr : tensor<1x4x256x8xf32>, tensor<1x2x256x8xf32>,
+             tensor<1x3x256x4xf32>, tensor<1x3x256x4xf32>, tensor<33x2x8xf32>, tensor<4x8x3xf32>)
+         outs(%o : tensor<1x4x256x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "identity"
+         causal relative_symbols -> tensor<1x4x256x8xf32>
+  return %r : tensor<1x4x256x8xf32>
+}
