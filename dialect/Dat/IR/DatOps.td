@@ -206,7 +206,11 @@ def Dat_AttentionWeightsOp : Dat_Op<"attention_weights", [
 //===----------------------------------------------------------------------===//
 
 def Dat_RopeOp : Dat_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>,
-                                   AllTypesMatch<["cos", "sin"]>]> {
+                                   AllTypesMatch<["cos", "sin"]>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition",
+        "generateResultTileValue"]>]> {
   let summary = "rotary position embedding on interleaved pairs";
   let description = [{
     Rotates each interleaved pair `(x[2m], x[2m+1])` of the last axis by the
@@ -221,6 +225,8 @@ def Dat_RopeOp : Dat_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>,
     not yet transposed), `cos`/`sin` are `[L,K/2]` (a table sliced to the
     sequence, as the reference's `freqs_cos[:L]`). This is RoPE as in the
     spec §1.4, the rotary special case of the orthogonal positional maps.
+    `TilingInterface` tiles `(b, t, h)` (pairs stay whole), so the flash
+    tiling fuses the rotation into the query tiles and key blocks.
 
     ```mlir
     %r = dat.rope %x, %cos, %sin : tensor<2x16x4x8xf32>, tensor<16x4xf32> -> tensor<2x16x4x8xf32>
@@ -493,7 +499,8 @@ def Dat_OrthogonalMapOp : Dat_Op<"orthogonal_map", [
     Pure, DestinationStyleOpInterface,
     DeclareOpInterfaceMethods<TilingInterface, [
         "getIterationDomain", "getLoopIteratorTypes",
-        "getTiledImplementation", "getResultTilePosition"]>]> {
+        "getTiledImplementation", "getResultTilePosition",
+        "generateResultTileValue"]>]> {
   let summary = "apply per-position orthogonal maps to queries or keys (APE)";
   let description = [{
     Algebraic positional encodings (spec §9) transform each query and key by

@@ -34,14 +34,20 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     tensor with both a query and a key axis is larger than one block:
     the N×N scores, N×N×R relations and HYLA's N×N×d value network exist
     only as [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of
-    the tile can see. The `*_weights` ops and `dat.relations`, whose results
+    the tile can see. With `fuse-prologues`, the rotations that produce the
+    queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
+    after them are fused into the tile loads: computed per query tile and key
+    block, never written whole. The `*_weights` ops and `dat.relations`, whose results
     are N×N by definition, are left to the reference lowering.
   }];
   let options = [
     Option<"queryTile", "query-tile", "int64_t", "64",
            "Query rows per tile">,
     Option<"keyTile", "key-tile", "int64_t", "64",
-           "Keys per block of the online softmax">
+           "Keys per block of the online softmax">,
+    Option<"fusePrologues", "fuse-prologues", "bool", "true",
+           "Compute RoPE / orthogonal maps (and the transposes after them) "
+           "per query tile and key block instead of on whole tensors">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

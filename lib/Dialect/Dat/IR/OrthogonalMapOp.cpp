@@ -111,4 +111,15 @@ LogicalResult OrthogonalMapOp::getResultTilePosition(
   return success();
 }
 
+FailureOr<TilingResult>
+OrthogonalMapOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
+                                         ArrayRef<OpFoldResult> offsets,
+                                         ArrayRef<OpFoldResult> sizes) {
+  // A result tile maps onto the (b, h, l) domain when it keeps whole rows.
+  OpFoldResult d = tensor::getMixedSize(b, getLoc(), getInit(), 3);
+  if (!isZeroInteger(offsets[3]) || !isEqualConstantIntOrValue(sizes[3], d))
+    return failure();
+  return getTiledImplementation(b, offsets.take_front(3), sizes.take_front(3));
+}
+
 } // namespace mlir::dat

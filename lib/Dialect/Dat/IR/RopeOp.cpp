@@ -6,6 +6,9 @@
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 namespace mlir::dat {
 
 LogicalResult RopeOp::verify() {
@@ -37,6 +40,67 @@ LogicalResult RopeOp::verify() {
     return emitOpError("expected cos/sin dim 1 (pairs) to be ")
            << k / 2 << " (input dim 3 / 2), got " << cols;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TilingInterface: (b, t, h); the pairs of the last axis stay whole, and a
+// tile of positions takes the same rows of the cos/sin tables.
+//===----------------------------------------------------------------------===//
+
+SmallVector<utils::IteratorType> RopeOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel);
+}
+
+SmallVector<Range> RopeOp::getIterationDomain(OpBuilder &b) {
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<Range> domain;
+  for (unsigned d = 0; d < 3; ++d)
+    domain.push_back(
+        {zero, tensor::getMixedSize(b, getLoc(), getInput(), d), one});
+  return domain;
+}
+
+FailureOr<TilingResult>
+RopeOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<Operation *> slices;
+  auto slice = [&](Value v, ArrayRef<OpFoldResult> offs,
+                   ArrayRef<OpFoldResult> szs) {
+    auto s = tensor::ExtractSliceOp::create(
+        b, loc, v, offs, szs, SmallVector<OpFoldResult>(offs.size(), one));
+    slices.push_back(s);
+    return s.getResult();
+  };
+  OpFoldResult k = tensor::getMixedSize(b, loc, getInput(), 3);
+  OpFoldResult half = tensor::getMixedSize(b, loc, getCos(), 1);
+  Value input = slice(getInput(), {offsets[0], offsets[1], offsets[2], zero},
+                      {sizes[0], sizes[1], sizes[2], k});
+  Value cos = slice(getCos(), {offsets[1], zero}, {sizes[1], half});
+  Value sin = slice(getSin(), {offsets[1], zero}, {sizes[1], half});
+  auto tiled = RopeOp::create(b, loc, input.getType(), input, cos, sin);
+  return TilingResult{{tiled}, {tiled.getResult()}, slices};
+}
+
+LogicalResult RopeOp::getResultTilePosition(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
+  resultSizes = {sizes[0], sizes[1], sizes[2],
+                 tensor::getMixedSize(b, getLoc(), getInput(), 3)};
+  return success();
+}
+
+FailureOr<TilingResult>
+RopeOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
+                                ArrayRef<OpFoldResult> offsets,
+                                ArrayRef<OpFoldResult> sizes) {
+  OpFoldResult k = tensor::getMixedSize(b, getLoc(), getInput(), 3);
+  if (!isZeroInteger(offsets[3]) || !isEqualConstantIntOrValue(sizes[3], k))
+    return failure();
+  return getTiledImplementation(b, offsets.take_front(3), sizes.take_front(3));
 }
 
 } // namespace mlir::dat

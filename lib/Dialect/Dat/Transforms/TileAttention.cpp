@@ -13,9 +13,11 @@
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dat {
@@ -35,6 +37,61 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
     return {one, zero, rows, zero};
   return {one, rows}; // (b, i)
 }
+
+/// Producers worth recomputing per tile: per-position rotations (RoPE,
+/// orthogonal maps) and the layout change between them and attention. A
+/// projection (a GEMM) is not: fused into key blocks it would be recomputed
+/// for every query tile.
+bool isPrologue(Operation *op) {
+  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op);
+}
+
+} // namespace
+
+void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
+  SmallVector<tensor::ExtractSliceOp> worklist;
+  root->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice->getParentOfType<scf::ForallOp>() &&
+        isPrologue(slice.getSource().getDefiningOp()))
+      worklist.push_back(slice);
+  });
+  while (!worklist.empty()) {
+    tensor::ExtractSliceOp slice = worklist.pop_back_val();
+    rewriter.setInsertionPoint(slice);
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, {});
+    if (!fused)
+      continue; // e.g. a tile that splits RoPE pairs: leave it unfused
+    // The tiled op writes a fresh tile: a destination sliced from the
+    // producer's whole result would keep that result (and everything before
+    // it) alive. Neither transposes nor orthogonal maps read their init.
+    for (Operation *tiled : fused->tiledOps) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(tiled);
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
+      if (!dps)
+        continue;
+      for (OpOperand &init : dps.getDpsInitsMutable()) {
+        if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init))
+          continue;
+        rewriter.setInsertionPoint(tiled);
+        Value fresh = tensor::EmptyOp::create(
+            rewriter, tiled->getLoc(),
+            tensor::getMixedSizes(rewriter, tiled->getLoc(), init.get()),
+            getElementTypeOrSelf(init.get().getType()));
+        rewriter.modifyOpInPlace(tiled, [&] { init.set(fresh); });
+      }
+    }
+    // Follow the tiled op's inputs; its destination may be a slice of the
+    // producer's own result, which must not be fused again.
+    for (Operation *generated : fused->generatedSlices)
+      if (auto next = dyn_cast<tensor::ExtractSliceOp>(generated);
+          next && next.getSource() != fused->origProducer &&
+          isPrologue(next.getSource().getDefiningOp()))
+        worklist.push_back(next);
+  }
+}
+
+namespace {
 
 struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
   using Base::Base;
@@ -67,8 +124,13 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
 
     RewritePatternSet patterns(&getContext());
     populateFlashAttentionPatterns(patterns, keyTile);
+    // A key block's slice of the query tile's slice is one slice of the
+    // original tensor, whose producer can then be fused into the key loop.
+    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    if (fusePrologues)
+      fuseAttentionPrologues(rewriter, getOperation());
   }
 };
 

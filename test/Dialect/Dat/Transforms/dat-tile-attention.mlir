@@ -1,4 +1,4 @@
-// RUN: dat-opt %s --dat-tile-attention="query-tile=64 key-tile=32" --split-input-file \
+// RUN: dat-opt %s --dat-tile-attention="query-tile=64 key-tile=32" --canonicalize --split-input-file \
 // RUN: | FileCheck %s
 // After tiling and the reference decomposition of what is left, no tensor
 // with both a query and a key axis of the full length 256 exists — neither
@@ -19,7 +19,7 @@
 // CHECK: scf.forall (%[[B:.+]], %[[I:.+]]) = (0, 0) to (2, 256) step (1, 64)
 // CHECK:   %[[BOUND:.+]] = affine.min
 // CHECK:   scf.for %[[J:.+]] = %{{.+}} to %[[BOUND]] step %{{.+}} iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64x16xf32>)
-// CHECK:     tensor.extract_slice %{{.+}}[0, 0, %[[J]], 0] [1, 2, %{{.+}}, 32]
+// CHECK:     tensor.extract_slice %{{.+}}[%[[B]], 0, %[[J]], 0] [1, 2, %{{.+}}, 32]
 // CHECK:     arith.maximumf
 // CHECK:     math.exp
 // CHECK:     scf.yield
@@ -156,4 +156,33 @@ func.func @relational_relative(%q: tensor<1x4x256x8xf32>, %k: tensor<1x2x256x8xf
          outs(%o : tensor<1x4x256x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "identity"
          causal relative_symbols -> tensor<1x4x256x8xf32>
   return %r : tensor<1x4x256x8xf32>
+}
+
+// -----
+
+// Prologue fusion: RoPE and the transpose to [B,H,L,K] run per query tile
+// (64 rows) and per key block (32 keys), not on the whole [2,256,·,32]
+// tensors, which no longer exist.
+// CHECK-LABEL: func.func @rope_prologue
+// CHECK-NOT: dat.rope {{.*}} -> tensor<2x256
+// CHECK: scf.forall
+// CHECK:   dat.rope {{.*}} : tensor<1x64x8x32xf32>, tensor<64x16xf32>
+// CHECK:   linalg.transpose ins(%{{.+}} : tensor<1x64x8x32xf32>)
+// CHECK:   scf.for
+// CHECK:     dat.rope {{.*}} : tensor<1x?x2x32xf32>, tensor<?x16xf32>
+// CHECK:     linalg.transpose ins(%{{.+}} : tensor<1x?x2x32xf32>)
+// CHECK-NOT: dat.rope
+// NONN-LABEL: func.func @rope_prologue
+func.func @rope_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x2x32xf32>, %v: tensor<2x2x256x16xf32>,
+                         %cos: tensor<256x16xf32>, %sin: tensor<256x16xf32>) -> tensor<2x8x256x16xf32> {
+  %qr = dat.rope %q, %cos, %sin : tensor<2x256x8x32xf32>, tensor<256x16xf32> -> tensor<2x256x8x32xf32>
+  %kr = dat.rope %k, %cos, %sin : tensor<2x256x2x32xf32>, tensor<256x16xf32> -> tensor<2x256x2x32xf32>
+  %eq = tensor.empty() : tensor<2x8x256x32xf32>
+  %qt = linalg.transpose ins(%qr : tensor<2x256x8x32xf32>) outs(%eq : tensor<2x8x256x32xf32>) permutation = [0, 2, 1, 3]
+  %ek = tensor.empty() : tensor<2x2x256x32xf32>
+  %kt = linalg.transpose ins(%kr : tensor<2x256x2x32xf32>) outs(%ek : tensor<2x2x256x32xf32>) permutation = [0, 2, 1, 3]
+  %o = tensor.empty() : tensor<2x8x256x16xf32>
+  %r = dat.attention ins(%qt, %kt, %v : tensor<2x8x256x32xf32>, tensor<2x2x256x32xf32>, tensor<2x2x256x16xf32>)
+         outs(%o : tensor<2x8x256x16xf32>) scale = 0.17677669 causal -> tensor<2x8x256x16xf32>
+  return %r : tensor<2x8x256x16xf32>
 }

@@ -28,6 +28,12 @@ void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     int64_t keyTile);
 
+/// Fuses the prologues of the tiled attention ops under `root` — RoPE,
+/// orthogonal maps and the transposes between them and attention — into the
+/// query tiles and key blocks that read them (tileAndFuseProducerOfSlice on
+/// the tiles' slices).
+void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root);
+
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
