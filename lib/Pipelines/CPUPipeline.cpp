@@ -42,21 +42,31 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
-void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
-                       options.keyTile, nullptr);
-
-  pm.addPass(createForallToParallelLoopPass());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+void buildLoopsToControlFlow(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // math.erf (the exact GELU) has no LLVM intrinsic: expand it.
   pm.addPass(createDatExpandMath());
-  if (options.cInterface)
+}
+
+void buildHostToLLVM(OpPassManager &pm, bool cInterface,
+                     function_ref<void(OpPassManager &)> beforeLLVM) {
+  if (cInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  if (beforeLLVM)
+    beforeLLVM(pm);
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
+                       options.keyTile, nullptr);
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  buildLoopsToControlFlow(pm);
+  buildHostToLLVM(pm, options.cInterface, nullptr);
 }
 
 void registerPipelines() {

@@ -43,10 +43,7 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   pm.addPass(createDatGPUHostSharedMemory());
   pm.addPass(createGpuKernelOutliningPass());
 
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createDatExpandMath());
+  buildLoopsToControlFlow(pm);
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -59,11 +56,9 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
 
-  if (options.cInterface)
-    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  buildHostToLLVM(pm, options.cInterface, [](OpPassManager &host) {
+    host.addPass(createGpuToLLVMConversionPass());
+  });
 
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;

@@ -93,6 +93,15 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
                           function_ref<void(OpPassManager &)> beforeDealloc);
 
+/// Loops on buffers → control flow: strided metadata, affine, scf, and the
+/// math expansions LLVM lacks.
+void buildLoopsToControlFlow(OpPassManager &pm);
+
+/// Host functions → LLVM dialect (C wrappers when `cInterface`), with
+/// `beforeLLVM`'s passes (may be null) ahead of convert-to-llvm.
+void buildHostToLLVM(OpPassManager &pm, bool cInterface,
+                     function_ref<void(OpPassManager &)> beforeLLVM);
+
 /// Registers `--dat-cpu-pipeline` and `--dat-gpu-pipeline` with the pass
 /// registry, for dat-opt.
 void registerPipelines();

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowTiling.h"
+
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
 namespace mlir::dat {
@@ -105,9 +107,9 @@ LogicalResult OrthogonalMapOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
-  resultSizes = {sizes[0], sizes[1], sizes[2],
-                 tensor::getMixedSize(b, getLoc(), getInit(), 3)};
+  leadingDimsResultTile(b, offsets, sizes,
+                        tensor::getMixedSize(b, getLoc(), getInit(), 3),
+                        resultOffsets, resultSizes);
   return success();
 }
 
@@ -115,11 +117,8 @@ FailureOr<TilingResult>
 OrthogonalMapOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
                                          ArrayRef<OpFoldResult> offsets,
                                          ArrayRef<OpFoldResult> sizes) {
-  // A result tile maps onto the (b, h, l) domain when it keeps whole rows.
-  OpFoldResult d = tensor::getMixedSize(b, getLoc(), getInit(), 3);
-  if (!isZeroInteger(offsets[3]) || !isEqualConstantIntOrValue(sizes[3], d))
-    return failure();
-  return getTiledImplementation(b, offsets.take_front(3), sizes.take_front(3));
+  return tileOfWholeRows(*this, b, offsets, sizes,
+                         tensor::getMixedSize(b, getLoc(), getInit(), 3));
 }
 
 } // namespace mlir::dat

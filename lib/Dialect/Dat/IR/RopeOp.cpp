@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowTiling.h"
+
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -87,9 +89,9 @@ LogicalResult RopeOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
-  resultSizes = {sizes[0], sizes[1], sizes[2],
-                 tensor::getMixedSize(b, getLoc(), getInput(), 3)};
+  leadingDimsResultTile(b, offsets, sizes,
+                        tensor::getMixedSize(b, getLoc(), getInput(), 3),
+                        resultOffsets, resultSizes);
   return success();
 }
 
@@ -97,10 +99,8 @@ FailureOr<TilingResult>
 RopeOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
                                 ArrayRef<OpFoldResult> offsets,
                                 ArrayRef<OpFoldResult> sizes) {
-  OpFoldResult k = tensor::getMixedSize(b, getLoc(), getInput(), 3);
-  if (!isZeroInteger(offsets[3]) || !isEqualConstantIntOrValue(sizes[3], k))
-    return failure();
-  return getTiledImplementation(b, offsets.take_front(3), sizes.take_front(3));
+  return tileOfWholeRows(*this, b, offsets, sizes,
+                         tensor::getMixedSize(b, getLoc(), getInput(), 3));
 }
 
 } // namespace mlir::dat

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::dat {
 
@@ -63,6 +64,24 @@ Value shiftedQueryOffset(OpBuilder &b, Location loc, Value base,
   return getValueOrCreateConstantIndexOp(
       b, loc,
       affine::makeComposedFoldedAffineApply(b, loc, d0 + d1, {from, firstRow}));
+}
+
+void leadingDimsResultTile(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+                           ArrayRef<OpFoldResult> sizes, OpFoldResult last,
+                           SmallVector<OpFoldResult> &resultOffsets,
+                           SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
+  resultSizes = {sizes[0], sizes[1], sizes[2], last};
+}
+
+FailureOr<TilingResult> tileOfWholeRows(TilingInterface op, OpBuilder &b,
+                                        ArrayRef<OpFoldResult> offsets,
+                                        ArrayRef<OpFoldResult> sizes,
+                                        OpFoldResult last) {
+  if (!isZeroInteger(offsets[3]) || !isEqualConstantIntOrValue(sizes[3], last))
+    return failure();
+  return op.getTiledImplementation(b, offsets.take_front(3),
+                                   sizes.take_front(3));
 }
 
 } // namespace mlir::dat

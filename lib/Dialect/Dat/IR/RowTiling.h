@@ -44,6 +44,20 @@ Value sliceBatchRows(OpBuilder &b, Location loc, Value v,
 Value shiftedQueryOffset(OpBuilder &b, Location loc, Value base,
                          OpFoldResult firstRow);
 
+/// The result tile of an op tiled over its first three dims whose rank-4
+/// result keeps the last dim (`last` long) whole.
+void leadingDimsResultTile(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+                           ArrayRef<OpFoldResult> sizes, OpFoldResult last,
+                           SmallVector<OpFoldResult> &resultOffsets,
+                           SmallVector<OpFoldResult> &resultSizes);
+
+/// `op`'s tiled implementation for a rank-4 result tile that keeps the last
+/// dim (`last` long) whole; failure for any other tile.
+FailureOr<TilingResult> tileOfWholeRows(TilingInterface op, OpBuilder &b,
+                                        ArrayRef<OpFoldResult> offsets,
+                                        ArrayRef<OpFoldResult> sizes,
+                                        OpFoldResult last);
+
 } // namespace mlir::dat
 
 #endif // DAT_LIB_DIALECT_DAT_IR_ROWTILING_H

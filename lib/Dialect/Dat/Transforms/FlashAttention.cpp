@@ -184,9 +184,15 @@ SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
   return shape;
 }
 
-struct FlashAttention final : OpRewritePattern<AttentionOp> {
-  FlashAttention(MLIRContext *ctx, int64_t keyTile)
-      : OpRewritePattern(ctx), keyTile(keyTile) {}
+/// A rewrite into loops over blocks of `keyTile` keys.
+template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
+  KeyBlockPattern(MLIRContext *ctx, int64_t keyTile)
+      : OpRewritePattern<OpTy>(ctx), keyTile(keyTile) {}
+  int64_t keyTile;
+};
+
+struct FlashAttention final : KeyBlockPattern<AttentionOp> {
+  using KeyBlockPattern::KeyBlockPattern;
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rw) const override {
@@ -215,14 +221,10 @@ struct FlashAttention final : OpRewritePattern<AttentionOp> {
         op, normalizeInto(rw, loc, state[2], state[1], op.getInit(), accTy));
     return success();
   }
-
-  int64_t keyTile;
 };
 
-struct FlashRelationalAttention final
-    : OpRewritePattern<RelationalAttentionOp> {
-  FlashRelationalAttention(MLIRContext *ctx, int64_t keyTile)
-      : OpRewritePattern(ctx), keyTile(keyTile) {}
+struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
+  using KeyBlockPattern::KeyBlockPattern;
 
   LogicalResult matchAndRewrite(RelationalAttentionOp op,
                                 PatternRewriter &rw) const override {
@@ -313,13 +315,10 @@ struct FlashRelationalAttention final
     rw.replaceOp(op, convertInto(rw, loc, out, op.getInit()));
     return success();
   }
-
-  int64_t keyTile;
 };
 
-struct FlashHyperAttention final : OpRewritePattern<HyperAttentionOp> {
-  FlashHyperAttention(MLIRContext *ctx, int64_t keyTile)
-      : OpRewritePattern(ctx), keyTile(keyTile) {}
+struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
+  using KeyBlockPattern::KeyBlockPattern;
 
   LogicalResult matchAndRewrite(HyperAttentionOp op,
                                 PatternRewriter &rw) const override {
@@ -401,8 +400,6 @@ struct FlashHyperAttention final : OpRewritePattern<HyperAttentionOp> {
     rw.replaceOp(op, convertInto(rw, loc, out, op.getInit()));
     return success();
   }
-
-  int64_t keyTile;
 };
 
 } // namespace
