@@ -63,38 +63,32 @@ struct DeallocToHostShared final : OpRewritePattern<memref::DeallocOp> {
   }
 };
 
-struct StageConstant final : OpRewritePattern<memref::GetGlobalOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(memref::GetGlobalOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!onHost(op) || op->hasAttr("dat.staged"))
-      return failure();
-    Location loc = op.getLoc();
-    MemRefType type = op.getType();
-    auto plain = MemRefType::get(type.getShape(), type.getElementType());
-    rewriter.setInsertionPointAfter(op);
-    Value copy = memref::AllocOp::create(rewriter, loc, plain);
-    memref::CopyOp::create(rewriter, loc, op.getResult(), copy);
-    Value result = copy;
-    if (plain != type)
-      result = memref::CastOp::create(rewriter, loc, type, copy);
-    rewriter.replaceAllUsesExcept(op.getResult(), result,
-                                  copy.getDefiningOp()->getNextNode());
-    rewriter.modifyOpInPlace(
-        op, [&] { op->setAttr("dat.staged", rewriter.getUnitAttr()); });
-    return success();
-  }
-};
+/// A host copy of a constant, in an allocation that deallocation and
+/// dat-gpu-host-shared-memory then treat like any other buffer.
+void stageConstant(OpBuilder &b, memref::GetGlobalOp op) {
+  Location loc = op.getLoc();
+  MemRefType type = op.getType();
+  auto plain = MemRefType::get(type.getShape(), type.getElementType());
+  b.setInsertionPointAfter(op);
+  auto copy = memref::AllocOp::create(b, loc, plain);
+  auto copyOp = memref::CopyOp::create(b, loc, op.getResult(), copy);
+  Value result = copy;
+  if (plain != type)
+    result = memref::CastOp::create(b, loc, type, copy);
+  op.getResult().replaceAllUsesExcept(result, copyOp);
+}
 
 struct GPUStageConstantsPass final
     : impl::DatGPUStageConstantsBase<GPUStageConstantsPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<StageConstant>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-    getOperation()->walk(
-        [](memref::GetGlobalOp op) { op->removeAttr("dat.staged"); });
+    SmallVector<memref::GetGlobalOp> constants;
+    getOperation()->walk([&](memref::GetGlobalOp op) {
+      if (onHost(op))
+        constants.push_back(op);
+    });
+    OpBuilder b(&getContext());
+    for (memref::GetGlobalOp op : constants)
+      stageConstant(b, op);
   }
 };
 

@@ -103,7 +103,9 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
                 st.getDimSize(1) == L && st.getDimSize(2) == a.dModel;
   if (!shapeOk) {
     mb.error(mb.config.path + ": inputs.symbols: expected shape " +
-             (p.relativeSymbols ? "[L, L, d_model]" : "[B, L, d_model]") +
+             (table               ? "[2*max_rel_pos+1, d_model]"
+              : p.relativeSymbols ? "[L, L, d_model]"
+                                  : "[B, L, d_model]") +
              " for " +
              (p.relativeSymbols ? "relative positional" : "per-position") +
              " symbols");
