@@ -277,6 +277,7 @@ Error compileModel(const CompileOptions &options) {
   Expected<ModelConfig> config = loadModelConfig(options.configPath);
   if (!config)
     return config.takeError();
+  config->generalOrthogonalMaps = !options.rotaryMaps;
   std::unique_ptr<WeightSource> weights;
   if (options.randomSeed) {
     weights = WeightSource::random(*options.randomSeed);

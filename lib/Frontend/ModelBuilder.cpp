@@ -336,6 +336,20 @@ Value ModelBuilder::derivedWeight(
   return arg;
 }
 
+std::vector<float> ModelBuilder::weightValues(StringRef name,
+                                              ArrayRef<int64_t> shape) {
+  if (Error e = weights.require(name, shape)) {
+    error(toString(std::move(e)));
+    return {};
+  }
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<float> values(n);
+  weights.fill(name, shape, values.data());
+  return values;
+}
+
 void ModelBuilder::inputRange(StringRef name, int64_t lo, int64_t hi) {
   for (SignatureEntry &e : entries)
     if (e.kind == SignatureEntry::Input && e.name == name)
@@ -477,16 +491,23 @@ Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {
 Value ModelBuilder::linear(Value x, StringRef prefix, int64_t out, bool bias) {
   if (failed() || !x)
     return {};
-  auto xTy = cast<RankedTensorType>(x.getType());
-  int64_t rank = xTy.getRank(), in = xTy.getShape().back();
+  int64_t in = cast<RankedTensorType>(x.getType()).getShape().back();
   Value w = weight((prefix + ".weight").str(), {out, in});
+  return linear(x, w, bias ? weight((prefix + ".bias").str(), {out}) : Value());
+}
+
+Value ModelBuilder::linear(Value x, Value w, Value bv) {
+  if (failed() || !x || !w)
+    return {};
+  auto xTy = cast<RankedTensorType>(x.getType());
+  int64_t rank = xTy.getRank();
+  int64_t out = cast<RankedTensorType>(w.getType()).getDimSize(0);
   SmallVector<int64_t> shape(xTy.getShape());
   shape.back() = out;
   Value init;
   MLIRContext *ctx = b.getContext();
-  if (bias) {
+  if (bv) {
     // Start from the broadcast bias, then accumulate x·Wᵀ onto it.
-    Value bv = weight((prefix + ".bias").str(), {out});
     SmallVector<AffineMap> maps = {
         AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
         AffineMap::getMultiDimIdentityMap(rank, ctx)};

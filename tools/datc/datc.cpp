@@ -4,9 +4,10 @@
 //
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
 //                --random-weights SEED) [--target cpu|cuda]
-//                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash] -o
-//                OUT
+//                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash]
+//                [--general-maps] -o OUT
 //   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
+//                [--general-maps]
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,9 @@ static const char *kUsage =
     "  --flash-tiles Q,K  query rows and keys per flash-attention tile "
     "(default 64,64 on the CPU, 256,128 on the GPU)\n"
     "  --no-flash         lower attention through the N×N reference form "
-    "(CPU)\n";
+    "(CPU)\n"
+    "  --general-maps     apply APE's sequence and grid maps as d×d matrices "
+    "(default: their exact rotary form, RoPE with learned angles)\n";
 
 static int usageError(const Twine &message) {
   WithColor::error(errs(), "datc") << message << "\n" << kUsage;
@@ -102,6 +105,8 @@ int main(int argc, char **argv) {
       options.keyTile = k;
     } else if (a == "--no-flash") {
       options.flash = false;
+    } else if (a == "--general-maps") {
+      options.rotaryMaps = false;
     } else if (a == "-o") {
       if (!value(options.outputPath))
         return usageError("-o needs a path");

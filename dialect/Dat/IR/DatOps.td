@@ -222,9 +222,17 @@ def Dat_RopeOp : Dat_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>,
     ```
 
     `input` is `[B,L,H,K]` (the projections' natural layout, heads split but
-    not yet transposed), `cos`/`sin` are `[L,K/2]` (a table sliced to the
-    sequence, as the reference's `freqs_cos[:L]`). This is RoPE as in the
-    spec §1.4, the rotary special case of the orthogonal positional maps.
+    not yet transposed). `cos`/`sin` are either `[L,K/2]` (a table sliced to
+    the sequence, as the reference's `freqs_cos[:L]`: RoPE as in the spec
+    §1.4) or `[1|B,L,1|H,K/2]`, per token and head (a size-1 batch or head
+    dim broadcasts):
+
+    ```
+    result[b,t,h,2m] = x[b,t,h,2m]·cos[b',t,h',m] − x[b,t,h,2m+1]·sin[b',t,h',m]
+    ```
+
+    The second form carries learned angles at arbitrary positions: sequence
+    and grid orthogonal maps (APE) in their rotary normal form.
     `TilingInterface` tiles `(b, t, h)` (pairs stay whole), so the flash
     tiling fuses the rotation into the query tiles and key blocks.
 

@@ -29,6 +29,8 @@ struct CompileOptions {
   // default) or, with flash = false (CPU only), the N×N reference form.
   bool flash = true;
   int64_t queryTile = 0, keyTile = 0;
+  // APE's sequence/grid maps in rotary form (false: as d×d matrices).
+  bool rotaryMaps = true;
 };
 
 /// Compiles a model description into `options.outputPath`: an executable

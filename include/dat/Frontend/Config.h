@@ -38,6 +38,9 @@ struct ModelConfig {
   /// Build the one-token decode step of a language model instead of its
   /// forward pass (see ModelBuilder::decoding).
   bool decodeStep = false;
+  /// Apply APE's sequence and grid maps as d×d matrices instead of their
+  /// rotary normal form (datc --general-maps).
+  bool generalOrthogonalMaps = false;
 
   const TensorSpec *findInput(llvm::StringRef name) const;
   bool wantsOutput(llvm::StringRef name) const;

@@ -91,6 +91,10 @@ public:
   derivedWeight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
                 std::vector<std::pair<std::string, std::vector<int64_t>>> deps,
                 WeightSource::Derivation compute);
+  /// The values of weight `name` (which must have `shape`), read now, for
+  /// decisions that depend on them; empty with an error if it is missing.
+  std::vector<float> weightValues(llvm::StringRef name,
+                                  llvm::ArrayRef<int64_t> shape);
   /// Restricts integer input `name` to [lo, hi] (checked at run time).
   void inputRange(llvm::StringRef name, int64_t lo, int64_t hi);
   /// Makes `value` the output `name`, if the config asks for it.
@@ -135,6 +139,8 @@ public:
   /// y[..., o] = Σ_i x[..., i] · W[o, i] (+ b[o]); W is `prefix.weight`.
   mlir::Value linear(mlir::Value x, llvm::StringRef prefix, int64_t out,
                      bool bias);
+  /// The same with the weight [out, in] and optional bias [out] given.
+  mlir::Value linear(mlir::Value x, mlir::Value weight, mlir::Value bias);
   /// [B,L,H·d] -> [B,L,H,d] (head-major packing).
   mlir::Value splitHeads(mlir::Value x, int64_t heads);
   /// [B,L,H,d] <-> [B,H,L,d]

@@ -11,6 +11,7 @@
 #define DAT_FRONTEND_ORTHOGONALMAPS_H
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace dat {
@@ -34,6 +35,22 @@ void orthogonalPowerTable(const float *primitives, int64_t count, int64_t d,
 /// [size+1, d, d] float32.
 void treePathTable(const float *primitives, const float *identity,
                    int64_t branching, int64_t d, int64_t size, float *out);
+
+/// The real normal form of W = expm(P − Pᵀ): W = Q·R·Qᵀ with Q orthogonal
+/// and R block-diagonal 2×2 rotations R(θ_m) = [[cos, −sin], [sin, cos]].
+/// Then W^p = Q·R(p·θ)·Qᵀ, so ⟨W^i q, W^j k⟩ = ⟨R^i Qᵀq, R^j Qᵀk⟩: the maps
+/// are RoPE with angles θ on the coordinates Qᵀq (architecture item 3).
+struct RotaryForm {
+  std::vector<double> basis;  // d×d row-major; column 2m, 2m+1 span pair m
+  std::vector<double> angles; // θ_m, d/2 of them
+};
+
+/// The rotary form of a row-major d×d `primitive`, or nullopt when d is odd
+/// or above `maxRotaryDim`, or the form reproduces W = skewExpm(primitive)
+/// less accurately than `tolerance` (max abs; also for non-finite input).
+inline constexpr int64_t maxRotaryDim = 256;
+std::optional<RotaryForm> rotaryForm(const float *primitive, int64_t d,
+                                     double tolerance = 1e-9);
 
 } // namespace dat
 

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 using namespace llvm;
 using namespace mlir;
@@ -77,24 +78,29 @@ static Value headMinorMerge(ModelBuilder &mb, Value x) {
       t, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-/// maps[b,l,h] = table[index(pos[b,l]), first + h] for pos [Bp,L]; table is
-/// [size+1, count, d, d]. Negative positions wrap like Python indexing, or
-/// (`treeNodes`) all select node 0, the root's identity.
-static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
-                        int64_t size, int64_t first, int64_t heads, int64_t d,
-                        bool treeNodes) {
+/// out[b,l,h,...] = table[index(pos[b,l]), first + h, ...] for positions
+/// [Bp,L] and a table [size+1, count, ...] (maps d×d, or rotary angles'
+/// cos/sin d/2). Negative positions wrap like Python indexing, or
+/// (`treeNodes`) all select node 0, the root.
+static Value gatherAtPositions(ModelBuilder &mb, Value table, Value positions,
+                               int64_t size, int64_t first, int64_t heads,
+                               bool treeNodes) {
   auto pt = cast<RankedTensorType>(positions.getType());
-  SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1), heads, d,
-                                d};
+  auto tt = cast<RankedTensorType>(table.getType());
+  SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1), heads};
+  llvm::append_range(shape, tt.getShape().drop_front(2));
+  unsigned rank = shape.size();
   MLIRContext *ctx = mb.b.getContext();
-  AffineExpr b, l, h, r, c;
-  bindDims(ctx, b, l, h, r, c);
   return linalg::GenericOp::create(
              mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
              ValueRange{positions}, ValueRange{mb.emptyLike(shape)},
-             ArrayRef<AffineMap>{AffineMap::get(5, 0, {b, l}, ctx),
-                                 AffineMap::getMultiDimIdentityMap(5, ctx)},
-             SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+             ArrayRef<AffineMap>{AffineMap::get(rank, 0,
+                                                {getAffineDimExpr(0, ctx),
+                                                 getAffineDimExpr(1, ctx)},
+                                                ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value p = args[0];
                Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
@@ -104,15 +110,15 @@ static Value gatherMaps(ModelBuilder &mb, Value table, Value positions,
                Value wrapped = arith::SelectOp::create(
                    nb, nl, neg,
                    treeNodes ? zero : arith::AddIOp::create(nb, nl, p, n), p);
-               Value idx = arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
-                                                      wrapped);
-               Value hh = arith::AddIOp::create(
-                   nb, nl, linalg::IndexOp::create(nb, nl, 2),
-                   arith::ConstantIndexOp::create(nb, nl, first));
-               Value v = tensor::ExtractOp::create(
-                   nb, nl, table,
-                   ValueRange{idx, hh, linalg::IndexOp::create(nb, nl, 3),
-                              linalg::IndexOp::create(nb, nl, 4)});
+               SmallVector<Value> at = {
+                   arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                              wrapped),
+                   arith::AddIOp::create(
+                       nb, nl, linalg::IndexOp::create(nb, nl, 2),
+                       arith::ConstantIndexOp::create(nb, nl, first))};
+               for (unsigned d = 3; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, nl, d));
+               Value v = tensor::ExtractOp::create(nb, nl, table, at);
                linalg::YieldOp::create(nb, nl, v);
              })
       .getResult(0);
@@ -128,8 +134,105 @@ struct ApeSetup {
   int64_t heads = 0, mapDim = 0;
   SmallVector<Value> maps; // [1|B, L, H, d, d] per axis
   Value mediator, keyMask;
+  // The rotary form of sequence and grid maps (architecture item 3): each
+  // (axis, head)'s W = Q·R(θ)·Qᵀ. Queries and keys are projected onto Q
+  // (folded into the projection weights) and rotated by the learned angles
+  // at their positions: cos/sin [1|B, L, H, axes·d/2]. Null: d×d maps.
+  std::shared_ptr<const std::vector<RotaryForm>> forms;
+  Value cos, sin;
 };
 } // namespace
+
+/// Switches `setup` to the rotary form when every primitive has one (an
+/// even d up to maxRotaryDim, and Q·R·Qᵀ reproducing W; see rotaryForm) and
+/// the axes' positions share their batch dim; otherwise the d×d maps stay.
+static void useRotaryForm(ModelBuilder &mb, ApeSetup &setup,
+                          ArrayRef<Value> positions, int64_t size) {
+  int64_t axes = positions.size(), heads = setup.heads, d = setup.mapDim;
+  int64_t count = axes * heads, half = d / 2;
+  for (Value p : positions)
+    if (cast<RankedTensorType>(p.getType()).getDimSize(0) !=
+        cast<RankedTensorType>(positions[0].getType()).getDimSize(0))
+      return;
+  if (d % 2 != 0 || d > maxRotaryDim)
+    return;
+  std::vector<float> primitives =
+      mb.weightValues("positional_encoder._primitives", {count, d, d});
+  if (mb.failed())
+    return;
+  auto forms = std::make_shared<std::vector<RotaryForm>>();
+  for (int64_t n = 0; n < count; ++n) {
+    std::optional<RotaryForm> form = rotaryForm(&primitives[n * d * d], d);
+    if (!form)
+      return;
+    forms->push_back(std::move(*form));
+  }
+  setup.forms = forms;
+  // Tables [size+1, count, d/2] of cos(p·θ), sin(p·θ), gathered like the
+  // maps (index p holds W^p) and concatenated over the axes.
+  for (bool isSin : {false, true}) {
+    Value table = mb.derivedWeight(
+        isSin ? "positional_encoder.rotary_sin"
+              : "positional_encoder.rotary_cos",
+        {size + 1, count, half},
+        {{"positional_encoder._primitives", {count, d, d}}},
+        [forms, size, count, half, isSin](const std::vector<const float *> &,
+                                          float *out) {
+          for (int64_t p = 0; p <= size; ++p)
+            for (int64_t n = 0; n < count; ++n)
+              for (int64_t m = 0; m < half; ++m) {
+                double angle = double(p) * (*forms)[n].angles[m];
+                out[(p * count + n) * half + m] = static_cast<float>(
+                    isSin ? std::sin(angle) : std::cos(angle));
+              }
+        });
+    Value gathered;
+    for (int64_t axis = 0; axis < axes; ++axis) {
+      Value g = gatherAtPositions(mb, table, positions[axis], size,
+                                  axis * heads, heads, false);
+      gathered = gathered ? concatLast(mb, gathered, g) : g;
+    }
+    (isSin ? setup.sin : setup.cos) = gathered;
+  }
+}
+
+/// The SelfMHA packed projection `prefix`linear ([3·dim, dim] and bias) with
+/// the query and key rows of each head replaced by their coordinates in the
+/// rotary basis, Qᵀ·W_q (per axis slice for grids), and reordered head-major
+/// (feature h·dh + a) for dat.rope; the value rows stay head-minor.
+static Value rotaryProjection(ModelBuilder &mb, const ApeSetup &setup,
+                              StringRef prefix, int64_t dim, int64_t heads,
+                              bool bias) {
+  int64_t cols = bias ? 1 : dim, md = setup.mapDim, dh = dim / heads;
+  std::vector<int64_t> shape = {3 * dim};
+  if (!bias)
+    shape.push_back(dim);
+  std::string from = (prefix + (bias ? "linear.bias" : "linear.weight")).str();
+  std::string name =
+      (prefix + (bias ? "linear.rotary.bias" : "linear.rotary.weight")).str();
+  auto forms = setup.forms;
+  return mb.derivedWeight(
+      name, shape, {{from, shape}},
+      [=](const std::vector<const float *> &in, float *out) {
+        const float *w = in[0];
+        std::copy(w, w + 3 * dim * cols, out);
+        for (int64_t part = 0; part < 2; ++part)
+          for (int64_t h = 0; h < heads; ++h)
+            for (int64_t a = 0; a < dh; ++a) {
+              int64_t axis = a / md, col = a % md;
+              const std::vector<double> &q = (*forms)[axis * heads + h].basis;
+              float *row = out + (part * dim + h * dh + a) * cols;
+              for (int64_t j = 0; j < cols; ++j) {
+                double acc = 0;
+                for (int64_t c = 0; c < md; ++c)
+                  acc +=
+                      q[c * md + col] *
+                      w[(part * dim + (axis * md + c) * heads + h) * cols + j];
+                row[j] = static_cast<float>(acc);
+              }
+            }
+      });
+}
 
 static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
   ApeSetup setup;
@@ -211,6 +314,7 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
     return std::nullopt;
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
+  SmallVector<Value> positions;
   for (StringRef pos : grid ? SmallVector<StringRef>{"x_pos", "y_pos"}
                             : SmallVector<StringRef>{"positions"}) {
     Value p = mb.input(pos);
@@ -229,9 +333,13 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
     mb.inputRange(
         pos, tree ? std::numeric_limits<int64_t>::min() : -(*size + 1), *size);
     int64_t axis = setup.maps.size();
-    setup.maps.push_back(gatherMaps(mb, table, p, *size, axis * heads,
-                                    tree ? 1 : heads, mapDim, tree));
+    setup.maps.push_back(gatherAtPositions(mb, table, p, *size, axis * heads,
+                                           tree ? 1 : heads, tree));
+    positions.push_back(p);
   }
+
+  if (!tree && !mb.config.generalOrthogonalMaps)
+    useRotaryForm(mb, setup, positions, *size);
 
   // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
   if (mb.hasInput("mediator")) {
@@ -258,6 +366,28 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
   return setup;
 }
 
+/// q, k [B,H,L,dh] ← their d×d maps (each axis on its slice of a head).
+static void applyGeneralMaps(ModelBuilder &mb, const ApeSetup &setup, Value &q,
+                             Value &k) {
+  int64_t md = setup.mapDim;
+  auto applyMaps = [&](Value t) -> Value {
+    auto map = [&](Value x, Value maps) -> Value {
+      return mlir::dat::OrthogonalMapOp::create(
+          mb.b, mb.loc, x.getType(), x, maps,
+          mb.emptyLike(cast<RankedTensorType>(x.getType()).getShape()));
+    };
+    if (!setup.grid)
+      return map(t, setup.maps[0]);
+    // Each head's features split in halves: axis 0 maps the first half,
+    // axis 1 the second. (The reference uses the query maps for keys too,
+    // which is the same in self-attention.)
+    Value lo = sliceLast(mb, t, 0, md), hi = sliceLast(mb, t, md, md);
+    return concatLast(mb, map(lo, setup.maps[0]), map(hi, setup.maps[1]));
+  };
+  q = applyMaps(q);
+  k = applyMaps(k);
+}
+
 /// SelfMHA (weights under `prefix`) with the shared maps: returns y and,
 /// when `scores` is non-null, the pre-softmax scores [B,L,L,H].
 static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
@@ -277,29 +407,33 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
   auto name = [&](StringRef n) { return (prefix + n).str(); };
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = dim / heads;
-  Value lin = mb.linear(x, name("linear"), 3 * dim, true);
-  if (mb.failed())
-    return {};
-  Value q = headMinorSplit(mb, sliceLast(mb, lin, 0, dim), heads);
-  Value k = headMinorSplit(mb, sliceLast(mb, lin, dim, dim), heads);
-  Value v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
-  int64_t md = setup.mapDim;
-  auto applyMaps = [&](Value t) -> Value {
-    auto map = [&](Value x, Value maps) -> Value {
-      return mlir::dat::OrthogonalMapOp::create(
-          mb.b, mb.loc, x.getType(), x, maps,
-          mb.emptyLike(cast<RankedTensorType>(x.getType()).getShape()));
+  Value q, k, v;
+  if (setup.forms) {
+    // Rotary form: q, k come out of the folded projection head-major, in
+    // the rotary basis; rotate them by the learned angles.
+    Value lin =
+        mb.linear(x, rotaryProjection(mb, setup, prefix, dim, heads, false),
+                  rotaryProjection(mb, setup, prefix, dim, heads, true));
+    if (mb.failed())
+      return {};
+    auto rotate = [&](Value t) -> Value {
+      t = mb.splitHeads(t, heads);
+      t = mlir::dat::RopeOp::create(mb.b, mb.loc, t.getType(), t, setup.cos,
+                                    setup.sin);
+      return transpose(mb, t, {0, 2, 1, 3});
     };
-    if (!setup.grid)
-      return map(t, setup.maps[0]);
-    // Each head's features split in halves: axis 0 maps the first half,
-    // axis 1 the second. (The reference uses the query maps for keys too,
-    // which is the same in self-attention.)
-    Value lo = sliceLast(mb, t, 0, md), hi = sliceLast(mb, t, md, md);
-    return concatLast(mb, map(lo, setup.maps[0]), map(hi, setup.maps[1]));
-  };
-  q = applyMaps(q);
-  k = applyMaps(k);
+    q = rotate(sliceLast(mb, lin, 0, dim));
+    k = rotate(sliceLast(mb, lin, dim, dim));
+    v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
+  } else {
+    Value lin = mb.linear(x, name("linear"), 3 * dim, true);
+    if (mb.failed())
+      return {};
+    q = headMinorSplit(mb, sliceLast(mb, lin, 0, dim), heads);
+    k = headMinorSplit(mb, sliceLast(mb, lin, dim, dim), heads);
+    v = headMinorSplit(mb, sliceLast(mb, lin, 2 * dim, dim), heads);
+    applyGeneralMaps(mb, setup, q, k);
+  }
 
   float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   FloatAttr fill = mb.b.getF32FloatAttr(-1e10f);

@@ -43,6 +43,46 @@ func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf16>) -> tensor<2x16x4x8x
 
 // -----
 
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4x4xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin to have rank 2 [L,K/2] or rank 4 [1|B,L,1|H,K/2], got rank 3}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<16x4x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<3x16x4x4xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 0 (batch) to be 1 or 2 as in input dim 0, got 3}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<3x16x4x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<2x16x2x4xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 2 (heads) to be 1 or 4 as in input dim 2, got 2}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<2x16x2x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<1x15x4x4xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 1 (positions) to be 16 as in input dim 1, got 15}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<1x15x4x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x16x4x8xf32>, %c: tensor<1x16x1x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{expected cos/sin dim 3 (pairs) to be 4 (input dim 3 / 2), got 8}}
+  %r = dat.rope %x, %c, %c : tensor<2x16x4x8xf32>, tensor<1x16x1x8xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
 func.func @f(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %o: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   // expected-error @+1 {{expected init dim 3 (key length) to be 6 as in key, got 4}}
   %r = dat.attention_weights ins(%q, %k : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>) outs(%o : tensor<1x2x4x4xf32>) scale = 1.0 -> tensor<1x2x4x4xf32>

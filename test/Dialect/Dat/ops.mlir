@@ -62,6 +62,16 @@ func.func @rope(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf32>, %s: tensor<16x4x
   return %r : tensor<2x16x4x8xf32>
 }
 
+// Per token and head (learned angles at arbitrary positions); the batch of
+// the tables broadcasts.
+// CHECK-LABEL: func.func @rope_per_token
+// CHECK: dat.rope %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x16x4x8xf32>, tensor<1x16x4x4xf32> -> tensor<2x16x4x8xf32>
+func.func @rope_per_token(%x: tensor<2x16x4x8xf32>, %c: tensor<1x16x4x4xf32>, %s: tensor<1x16x4x4xf32>)
+    -> tensor<2x16x4x8xf32> {
+  %r = dat.rope %x, %c, %s : tensor<2x16x4x8xf32>, tensor<1x16x4x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
 // CHECK-LABEL: func.func @relations
 // CHECK: dat.relations ins(%{{.+}}, %{{.+}} : tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>) outs(%{{.+}} : tensor<2x12x12x3xf32>) scale = 2.500000e-01 activation = "softmax" -> tensor<2x12x12x3xf32>
 func.func @relations(%qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>,

@@ -21,8 +21,10 @@ LogicalResult RopeOp::verify() {
            << x.getRank();
   if (!isa<FloatType>(x.getElementType()))
     return emitOpError("expected a float input, got ") << x.getElementType();
-  if (table.getRank() != 2)
-    return emitOpError("expected cos/sin to have rank 2 [L,K/2], got rank ")
+  bool perToken = table.getRank() == 4;
+  if (table.getRank() != 2 && !perToken)
+    return emitOpError("expected cos/sin to have rank 2 [L,K/2] or rank 4 "
+                       "[1|B,L,1|H,K/2], got rank ")
            << table.getRank();
   if (table.getElementType() != x.getElementType())
     return emitOpError("expected cos/sin element type ")
@@ -31,22 +33,37 @@ LogicalResult RopeOp::verify() {
   int64_t k = x.getDimSize(3);
   if (!ShapedType::isDynamic(k) && k % 2 != 0)
     return emitOpError("expected input dim 3 (K) to be even, got ") << k;
-  int64_t len = x.getDimSize(1), rows = table.getDimSize(0);
-  if (!ShapedType::isDynamic(len) && !ShapedType::isDynamic(rows) &&
-      len != rows)
-    return emitOpError("expected cos/sin dim 0 (positions) to be ")
-           << len << " as in input dim 1, got " << rows;
-  int64_t cols = table.getDimSize(1);
-  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(cols) &&
-      cols * 2 != k)
-    return emitOpError("expected cos/sin dim 1 (pairs) to be ")
-           << k / 2 << " (input dim 3 / 2), got " << cols;
+  auto known = [](int64_t a, int64_t b) {
+    return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
+  };
+  // A per-token table's batch and head dims match the input's or broadcast.
+  if (perToken)
+    for (auto [dim, what] : {std::pair<unsigned, const char *>{0, "batch"},
+                             std::pair<unsigned, const char *>{2, "heads"}}) {
+      int64_t want = x.getDimSize(dim), got = table.getDimSize(dim);
+      if (known(want, got) && got != want && got != 1)
+        return emitOpError("expected cos/sin dim ")
+               << dim << " (" << what << ") to be 1 or " << want
+               << " as in input dim " << dim << ", got " << got;
+    }
+  unsigned rowDim = perToken ? 1 : 0, pairDim = perToken ? 3 : 1;
+  int64_t len = x.getDimSize(1), rows = table.getDimSize(rowDim);
+  if (known(len, rows) && len != rows)
+    return emitOpError("expected cos/sin dim ")
+           << rowDim << " (positions) to be " << len
+           << " as in input dim 1, got " << rows;
+  int64_t cols = table.getDimSize(pairDim);
+  if (known(k, cols) && cols * 2 != k)
+    return emitOpError("expected cos/sin dim ")
+           << pairDim << " (pairs) to be " << k / 2
+           << " (input dim 3 / 2), got " << cols;
   return success();
 }
 
 //===----------------------------------------------------------------------===//
 // TilingInterface: (b, t, h); the pairs of the last axis stay whole, and a
-// tile of positions takes the same rows of the cos/sin tables.
+// tile takes the same positions (and batch rows and heads, for per-token
+// tables) of the cos/sin tables.
 //===----------------------------------------------------------------------===//
 
 SmallVector<utils::IteratorType> RopeOp::getLoopIteratorTypes() {
@@ -76,11 +93,25 @@ RopeOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
     return s.getResult();
   };
   OpFoldResult k = tensor::getMixedSize(b, loc, getInput(), 3);
-  OpFoldResult half = tensor::getMixedSize(b, loc, getCos(), 1);
   Value input = slice(getInput(), {offsets[0], offsets[1], offsets[2], zero},
                       {sizes[0], sizes[1], sizes[2], k});
-  Value cos = slice(getCos(), {offsets[1], zero}, {sizes[1], half});
-  Value sin = slice(getSin(), {offsets[1], zero}, {sizes[1], half});
+  auto tableTile = [&](Value table) {
+    auto ty = cast<RankedTensorType>(table.getType());
+    OpFoldResult half = tensor::getMixedSize(b, loc, table, ty.getRank() - 1);
+    if (ty.getRank() == 2)
+      return slice(table, {offsets[1], zero}, {sizes[1], half});
+    // Per token and head: a broadcast (size-1) batch or head dim stays whole.
+    SmallVector<OpFoldResult> offs = {offsets[0], offsets[1], offsets[2], zero};
+    SmallVector<OpFoldResult> szs = {sizes[0], sizes[1], sizes[2], half};
+    for (unsigned d : {0u, 2u})
+      if (ty.getDimSize(d) == 1) {
+        offs[d] = zero;
+        szs[d] = one;
+      }
+    return slice(table, offs, szs);
+  };
+  Value cos = tableTile(getCos());
+  Value sin = tableTile(getSin());
   auto tiled = RopeOp::create(b, loc, input.getType(), input, cos, sin);
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }

@@ -52,6 +52,12 @@ struct RopeToLinalg final : OpRewritePattern<RopeOp> {
     };
     AffineExpr c0 = getAffineConstantExpr(0, ctx);
     AffineExpr c1 = getAffineConstantExpr(1, ctx);
+    // [L,K/2] tables, or [1|B,L,1|H,K/2] per token and head.
+    auto tableTy = cast<RankedTensorType>(op.getCos().getType());
+    AffineMap table = map({t, m});
+    if (tableTy.getRank() == 4)
+      table = map({tableTy.getDimSize(0) == 1 ? c0 : b, t,
+                   tableTy.getDimSize(2) == 1 ? c0 : h, m});
     Value init = tensor::EmptyOp::create(rewriter, loc, pairShape, elemTy);
     Value rotated =
         linalg::GenericOp::create(
@@ -59,7 +65,7 @@ struct RopeToLinalg final : OpRewritePattern<RopeOp> {
             ValueRange{xPairs, xPairs, op.getCos(), op.getSin()},
             ValueRange{init},
             ArrayRef<AffineMap>{map({b, t, h, m, c0}), map({b, t, h, m, c1}),
-                                map({t, m}), map({t, m}), map({b, t, h, m, p})},
+                                table, table, map({b, t, h, m, p})},
             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kPar},
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value x0 = castFloat(nb, nl, args[0], accTy);

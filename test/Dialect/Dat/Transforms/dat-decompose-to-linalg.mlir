@@ -87,6 +87,19 @@ func.func @rope(%x: tensor<2x16x4x8xf32>, %c: tensor<16x4xf32>, %s: tensor<16x4x
 
 // -----
 
+// Per-token tables: batch 1 broadcasts (constant 0), heads and positions
+// follow the input.
+// CHECK-DAG: #[[$TOK:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d3)>
+// CHECK-LABEL: func.func @rope_per_token
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #[[$TOK]], #[[$TOK]], {{.*}}]
+func.func @rope_per_token(%x: tensor<2x16x4x8xf32>, %c: tensor<1x16x4x4xf32>, %s: tensor<1x16x4x4xf32>)
+    -> tensor<2x16x4x8xf32> {
+  %r = dat.rope %x, %c, %s : tensor<2x16x4x8xf32>, tensor<1x16x4x4xf32> -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
 // Relational attention: α, relations (here with a softmax over keys),
 // Σ α·symbols, Σ α·relations, then wr.
 // CHECK-DAG: #[[$WR:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>

@@ -186,3 +186,27 @@ func.func @rope_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x2x32xf32>,
          outs(%o : tensor<2x8x256x16xf32>) scale = 0.17677669 causal -> tensor<2x8x256x16xf32>
   return %r : tensor<2x8x256x16xf32>
 }
+
+// -----
+
+// Per-token rotary tables (APE's maps in rotary form) follow their tiles:
+// the query tile's rows and the key block's rows, every head, batch 1 kept.
+// CHECK-LABEL: func.func @rope_per_token_prologue
+// CHECK: scf.forall
+// CHECK:   dat.rope {{.*}} : tensor<1x64x8x32xf32>, tensor<1x64x8x16xf32>
+// CHECK:   scf.for
+// CHECK:     dat.rope {{.*}} : tensor<1x?x8x32xf32>, tensor<1x?x8x16xf32>
+// CHECK-NOT: dat.rope
+// NONN-LABEL: func.func @rope_per_token_prologue
+func.func @rope_per_token_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x8x32xf32>, %v: tensor<2x8x256x16xf32>,
+                                   %cos: tensor<1x256x8x16xf32>, %sin: tensor<1x256x8x16xf32>) -> tensor<2x8x256x16xf32> {
+  %qr = dat.rope %q, %cos, %sin : tensor<2x256x8x32xf32>, tensor<1x256x8x16xf32> -> tensor<2x256x8x32xf32>
+  %kr = dat.rope %k, %cos, %sin : tensor<2x256x8x32xf32>, tensor<1x256x8x16xf32> -> tensor<2x256x8x32xf32>
+  %eq = tensor.empty() : tensor<2x8x256x32xf32>
+  %qt = linalg.transpose ins(%qr : tensor<2x256x8x32xf32>) outs(%eq : tensor<2x8x256x32xf32>) permutation = [0, 2, 1, 3]
+  %kt = linalg.transpose ins(%kr : tensor<2x256x8x32xf32>) outs(%eq : tensor<2x8x256x32xf32>) permutation = [0, 2, 1, 3]
+  %o = tensor.empty() : tensor<2x8x256x16xf32>
+  %r = dat.attention ins(%qt, %kt, %v : tensor<2x8x256x32xf32>, tensor<2x8x256x32xf32>, tensor<2x8x256x16xf32>)
+         outs(%o : tensor<2x8x256x16xf32>) scale = 0.17677669 -> tensor<2x8x256x16xf32>
+  return %r : tensor<2x8x256x16xf32>
+}
