@@ -31,6 +31,42 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
   ];
 }
 
+def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
+  let summary = "One GPU block per flash tile: each tile loop becomes one kernel";
+  let description = [{
+    The flash tiling leaves, per attention op, one `scf.forall` over (batch,
+    query block) whose body (fused prologues, the key-block loop with its
+    online-softmax updates, the epilogue) works on buffers of one tile. After
+    bufferization this pass turns each such loop into one `gpu.launch`: an
+    iteration per block, and every linalg op of the body spread over the
+    block's threads — its parallel dims linearized and strided by the block
+    size (reductions moved innermost and run in the thread), then a
+    `gpu.barrier`. The tile's buffers leave the heap: those that fit into
+    `shared-memory` bytes become workgroup (shared) memory, the rest a
+    per-block slice of one global scratch buffer; sizes are the tile's upper
+    bounds. A loop whose body holds anything else is left alone (the
+    per-op kernels handle it).
+
+    With `emulate`, blocks and threads become sequential loops, so the same
+    mapping (index arithmetic, scratch layout, distribution) runs on the CPU
+    and is checked against the golden cases there.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
+    Option<"sharedMemory", "shared-memory", "int64_t", "49152",
+           "Bytes of shared memory per block for tile buffers">,
+    Option<"emulate", "emulate", "bool", "false",
+           "Sequential loops for blocks and threads (runs on the CPU)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def DatGPUStageConstants : Pass<"dat-gpu-stage-constants", "::mlir::ModuleOp"> {
   let summary = "Copy host constants into allocated buffers before kernels read them";
   let description = [{

@@ -297,6 +297,10 @@ Error compileModel(const CompileOptions &options) {
   if (cuda && !options.flash)
     return createStringError("--no-flash: the GPU lowering always tiles "
                              "attention (the reference form is for the CPU)");
+  if (options.emulateGPUTiles && (cuda || !options.flash))
+    return createStringError("--emulate-gpu-tiles runs the GPU mapping of the "
+                             "flash tiles on the CPU: it needs --target cpu "
+                             "and the flash tiling");
   if (options.emit == "ptx" && !cuda)
     return createStringError("--emit ptx needs --target cuda");
 
@@ -331,6 +335,7 @@ Error compileModel(const CompileOptions &options) {
   } else {
     mlir::dat::CPUPipelineOptions pipeline;
     pipeline.tileAttention = options.flash;
+    pipeline.emulateGPUTiles = options.emulateGPUTiles;
     if (options.queryTile)
       pipeline.queryTile = options.queryTile;
     if (options.keyTile)

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Conversion/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Pipelines/Pipelines.h"
 
@@ -63,6 +64,10 @@ void buildHostToLLVM(OpPassManager &pm, bool cInterface,
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
                        options.keyTile, nullptr);
+  if (options.emulateGPUTiles)
+    pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
+        DatGPUMapTilesOptions{/*blockSize=*/256, /*sharedMemory=*/0,
+                              /*emulate=*/true}));
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   buildLoopsToControlFlow(pm);

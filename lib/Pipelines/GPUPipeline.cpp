@@ -2,11 +2,10 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// The first GPU lowering: the host code is the CPU program's (tile loops,
-// key-block loops, copies) and every parallel loop nest of a linalg op is a
-// kernel with one thread per element. Correct for every op the
-// decomposition produces; the tensor-core kernels of the performance work
-// replace the hot nests.
+// The attention tiles run as one kernel per op, a block per tile
+// (dat-gpu-map-tiles); every other parallel loop nest of a linalg op is a
+// kernel with one thread per element. fp32, no tensor cores yet: the
+// performance work replaces the hot loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,8 +31,11 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
                          nested.addPass(createDatGPUStageConstants());
                        });
 
-  // Tiles and key blocks stay host loops; each linalg op becomes one
-  // parallel loop nest, then one kernel.
+  // Each flash tile loop becomes one kernel, a block per tile; the rest of
+  // the program (projections, norms, ...) one kernel per linalg op, whose
+  // parallel loop nest is spread over blocks and threads.
+  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
+      options.blockSize, options.sharedMemory, /*emulate=*/false}));
   pm.addPass(createForallToForLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());

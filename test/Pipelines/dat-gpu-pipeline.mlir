@@ -5,16 +5,22 @@
 // RUN: | FileCheck %s --check-prefix=CUBIN
 // RUN: not dat-opt %s --dat-gpu-pipeline="precision=bf16" 2>&1 | FileCheck %s --check-prefix=PREC
 
-// Causal attention through the whole GPU lowering: the host function keeps
-// the tile and key-block loops and launches one kernel per parallel nest;
-// every kernel is PTX for sm_90 (ptxas-assembled into a cubin with the
-// default format), exp from libdevice inlined.
+// Causal attention through the whole GPU lowering: the tile loop is one
+// kernel (dat-gpu-map-tiles), so the host function launches once; the
+// kernel keeps the key-block loop, shares each op among its threads with
+// barriers between them and holds the tile's buffers in dynamic shared
+// memory; PTX for sm_90 (ptxas-assembled into a cubin with the default
+// format), exp from libdevice inlined.
 // PTX: llvm.func @attention
 // PTX: gpu.launch_func
+// PTX-NOT: gpu.launch_func
 // PTX: gpu.binary @attention_kernel
 // PTX-SAME: .target sm_90
 // PTX-SAME: .entry attention_kernel
-// PTX: ex2.approx
+// PTX-SAME: .shared .align 16 .b8 __dynamic_shmem__0
+// PTX-SAME: bar.sync
+// PTX-SAME: ld.shared.b32
+// PTX-SAME: ex2.approx
 // CUBIN: gpu.binary @attention_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
 // PREC: for the --precision option: Cannot find option named 'bf16'!
 func.func @attention(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x8xf32>)

@@ -5,9 +5,9 @@
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
 //                --random-weights SEED) [--target cpu|cuda]
 //                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash]
-//                [--general-maps] -o OUT
+//                [--general-maps] [--emulate-gpu-tiles] -o OUT
 //   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
-//                [--general-maps]
+//                [--general-maps] [--emulate-gpu-tiles]
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,11 +31,13 @@ static const char *kUsage =
     "  datc check CASE_DIR [--target cpu|cuda] [ATTENTION]\n"
     "ATTENTION:\n"
     "  --flash-tiles Q,K  query rows and keys per flash-attention tile "
-    "(default 64,64 on the CPU, 256,128 on the GPU)\n"
+    "(default 64,64)\n"
     "  --no-flash         lower attention through the N×N reference form "
     "(CPU)\n"
     "  --general-maps     apply APE's sequence and grid maps as d×d matrices "
-    "(default: their exact rotary form, RoPE with learned angles)\n";
+    "(default: their exact rotary form, RoPE with learned angles)\n"
+    "  --emulate-gpu-tiles run the GPU's mapping of the attention tiles "
+    "(a block per tile, ops spread over threads) as loops on the CPU\n";
 
 static int usageError(const Twine &message) {
   WithColor::error(errs(), "datc") << message << "\n" << kUsage;
@@ -107,6 +109,8 @@ int main(int argc, char **argv) {
       options.flash = false;
     } else if (a == "--general-maps") {
       options.rotaryMaps = false;
+    } else if (a == "--emulate-gpu-tiles") {
+      options.emulateGPUTiles = true;
     } else if (a == "-o") {
       if (!value(options.outputPath))
         return usageError("-o needs a path");

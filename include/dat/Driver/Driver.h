@@ -31,6 +31,9 @@ struct CompileOptions {
   int64_t queryTile = 0, keyTile = 0;
   // APE's sequence/grid maps in rotary form (false: as d×d matrices).
   bool rotaryMaps = true;
+  // CPU only: run the GPU's block/thread mapping of the attention tiles as
+  // sequential loops (dat-gpu-map-tiles emulate), to check it here.
+  bool emulateGPUTiles = false;
 };
 
 /// Compiles a model description into `options.outputPath`: an executable

@@ -32,6 +32,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> emulateGPUTiles{
+      *this, "emulate-gpu-tiles",
+      llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "
+                     "attention tiles (dat-gpu-map-tiles) as sequential "
+                     "loops, to check it on the CPU"),
+      llvm::cl::init(false)};
 };
 
 #ifndef DAT_CUDA_TOOLKIT
@@ -54,15 +60,22 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Device code embedded in the host module: bin (cubin "
                      "from ptxas), isa (PTX, JIT-compiled at load) or fatbin"),
       llvm::cl::init("bin")};
+  // A block per tile: smaller tiles than the CPU's host loops wanted, so
+  // that there are blocks for every SM and more tile buffers fit in shared
+  // memory (not yet tuned on a GPU).
   PassOptions::Option<int64_t> queryTile{
       *this, "query-tile", llvm::cl::desc("Query rows per attention tile"),
-      llvm::cl::init(256)};
+      llvm::cl::init(64)};
   PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
-      llvm::cl::init(128)};
+      llvm::cl::init(64)};
   PassOptions::Option<int64_t> blockSize{*this, "block-size",
                                          llvm::cl::desc("Threads per block"),
                                          llvm::cl::init(256)};
+  PassOptions::Option<int64_t> sharedMemory{
+      *this, "shared-memory",
+      llvm::cl::desc("Bytes of shared memory per block for tile buffers"),
+      llvm::cl::init(48 * 1024)};
   enum class Precision { F32 };
   PassOptions::Option<Precision> precision{
       *this, "precision", llvm::cl::desc("Arithmetic precision of the kernels"),

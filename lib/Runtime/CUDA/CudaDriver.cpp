@@ -45,6 +45,7 @@ static Driver load() {
   resolve(lib, d.cuModuleLoadData, "cuModuleLoadData");
   resolve(lib, d.cuModuleUnload, "cuModuleUnload");
   resolve(lib, d.cuModuleGetFunction, "cuModuleGetFunction");
+  resolve(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute");
   resolve(lib, d.cuLaunchKernel, "cuLaunchKernel");
   resolve(lib, d.cuStreamCreate, "cuStreamCreate");
   resolve(lib, d.cuStreamSynchronize, "cuStreamSynchronize");

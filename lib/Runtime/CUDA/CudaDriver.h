@@ -28,6 +28,7 @@ struct Driver {
   CUresult (*cuModuleLoadData)(Handle *, const void *);
   CUresult (*cuModuleUnload)(Handle);
   CUresult (*cuModuleGetFunction)(Handle *, Handle, const char *);
+  CUresult (*cuFuncSetAttribute)(Handle, int, int);
   CUresult (*cuLaunchKernel)(Handle, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, Handle, void **,
                              void **);

@@ -78,6 +78,11 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
   if (gx == 0 || gy == 0 || gz == 0)
     return;
   lastKernel = "kernel " + kernelNames()[fn];
+  // Beyond 48 KiB, dynamic shared memory must be asked for per function
+  // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+  if (smem > 48 * 1024)
+    check(driver().cuFuncSetAttribute(fn, 8, smem), "cuFuncSetAttribute",
+          lastKernel.c_str());
   check(driver().cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, stream,
                                 params, extra),
         "cuLaunchKernel", lastKernel.c_str());

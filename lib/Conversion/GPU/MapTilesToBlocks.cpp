@@ -1,0 +1,390 @@
+//===- MapTilesToBlocks.cpp - flash tiles → one GPU block each ------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// A flash tile loop becomes one kernel: the blocks take the (batch, query
+// block) iterations, the threads of a block share each linalg op of the
+// tile's body (its parallel iterations linearized and strided by the block
+// size, reductions innermost in the thread), and a barrier separates the
+// ops. Tile buffers go to shared memory while it lasts, then to a per-block
+// slice of one scratch buffer. The same rewrite with sequential loops for
+// blocks and threads (`emulate`) runs on the CPU, where the golden cases
+// check the index arithmetic and the buffer layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+namespace mlir::dat {
+
+#define GEN_PASS_DEF_DATGPUMAPTILES
+#include "dat/Conversion/Passes.h.inc"
+
+namespace {
+
+/// Where a tile buffer lives: `offset` bytes into the block's slice of
+/// shared memory or of the scratch buffer.
+struct TileBuffer {
+  memref::AllocOp alloc;
+  int64_t offset = 0;
+  bool shared = false;
+};
+
+constexpr int64_t kAlignment = 64;
+
+int64_t alignUp(int64_t n) {
+  return (n + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+} // namespace
+
+/// Bytes of the largest buffer `alloc` can return: its dynamic sizes are
+/// bounded through the tile loop's bounds (tile sizes are affine.min of the
+/// tile and what is left).
+static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  Type elem = type.getElementType();
+  if (!type.getLayout().isIdentity() || !elem.isIntOrFloat() ||
+      type.getMemorySpace())
+    return failure();
+  int64_t count = 1;
+  unsigned next = 0;
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size)) {
+      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(alloc.getDynamicSizes()[next++]),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(bound) || *bound < 0)
+        return failure();
+      size = *bound;
+    }
+    count *= size;
+  }
+  return alignUp(count * ((elem.getIntOrFloatBitWidth() + 7) / 8));
+}
+
+/// Whether every op in the body of `forall` is one this mapping handles:
+/// linalg on buffers, views, allocation, scalar index and arithmetic, loops.
+static bool isTileLoop(scf::ForallOp forall) {
+  if (forall.getNumResults() != 0 || forall.getMapping())
+    return false;
+  bool anyLinalg = false;
+  WalkResult result =
+      forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+          anyLinalg = true;
+          return linalgOp.hasPureBufferSemantics() ? WalkResult::skip()
+                                                   : WalkResult::interrupt();
+        }
+        if (isa<memref::AllocOp, memref::DeallocOp, memref::SubViewOp,
+                memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+                memref::CopyOp, memref::DimOp, memref::ReinterpretCastOp,
+                affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp,
+                scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op))
+          return WalkResult::advance();
+        if (isa<arith::ArithDialect, index::IndexDialect>(op->getDialect()) &&
+            isPure(op))
+          return WalkResult::advance();
+        return WalkResult::interrupt();
+      });
+  return anyLinalg && !result.wasInterrupted();
+}
+
+/// Spreads the linalg op `op` over the threads `tid` (of `blockDim`): the
+/// parallel iterations, linearized, go to threads in strides of the block
+/// size; reductions run innermost in the thread. An op without parallel
+/// iterations runs in thread 0.
+static LogicalResult distribute(RewriterBase &rewriter, linalg::LinalgOp op,
+                                Value tid, Value blockDim) {
+  Location loc = op.getLoc();
+  // Parallel dims first, so that one scf.parallel holds them all.
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+    SmallVector<unsigned> order;
+    for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+      if (it == utils::IteratorType::parallel)
+        order.push_back(i);
+    for (auto [i, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+      if (it != utils::IteratorType::parallel)
+        order.push_back(i);
+    if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+      FailureOr<linalg::GenericOp> moved =
+          linalg::interchangeGenericOp(rewriter, generic, order);
+      if (failed(moved))
+        return failure();
+      op = cast<linalg::LinalgOp>(moved->getOperation());
+    }
+  }
+  rewriter.setInsertionPoint(op);
+  if (op.getNumParallelLoops() == 0) {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        tid, zero);
+    auto ifOp = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
+    rewriter.moveOpBefore(op, ifOp.thenBlock()->getTerminator());
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::linalgOpToLoops(rewriter, op)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+  FailureOr<linalg::LinalgLoops> loops =
+      linalg::linalgOpToParallelLoops(rewriter, op);
+  if (failed(loops) || loops->empty())
+    return failure();
+  rewriter.eraseOp(op);
+  auto parallel = dyn_cast<scf::ParallelOp>(loops->front());
+  if (!parallel)
+    return failure();
+
+  // for (l = tid; l < Π counts; l += blockDim) ivs = delinearize(l)
+  rewriter.setInsertionPoint(parallel);
+  SmallVector<Value> counts;
+  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (auto [lb, ub, step] :
+       llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                 parallel.getStep())) {
+    Value extent = arith::SubIOp::create(rewriter, loc, ub, lb);
+    counts.push_back(arith::CeilDivUIOp::create(rewriter, loc, extent, step));
+    total = arith::MulIOp::create(rewriter, loc, total, counts.back());
+  }
+  auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockDim);
+  rewriter.setInsertionPointToStart(strided.getBody());
+  Value rest = strided.getInductionVar();
+  SmallVector<Value> ivs(counts.size());
+  for (int64_t d = counts.size() - 1; d >= 0; --d) {
+    Value index =
+        d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
+    Value scaled =
+        arith::MulIOp::create(rewriter, loc, index, parallel.getStep()[d]);
+    ivs[d] = arith::AddIOp::create(rewriter, loc, parallel.getLowerBound()[d],
+                                   scaled);
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+  }
+  Block *body = parallel.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, strided.getBody()->getTerminator(), ivs);
+  rewriter.eraseOp(parallel);
+  return success();
+}
+
+/// Rewrites one tile loop (see the pass description).
+static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
+                                 int64_t blockSize, int64_t sharedLimit,
+                                 bool emulate) {
+  Location loc = forall.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+
+  // Lay out the tile buffers: shared memory first, in order, while it fits.
+  SmallVector<TileBuffer> buffers;
+  int64_t sharedBytes = 0, scratchBytes = 0;
+  WalkResult sized = forall.getBody()->walk([&](memref::AllocOp alloc) {
+    FailureOr<int64_t> bytes = boundBytes(alloc);
+    if (failed(bytes))
+      return WalkResult::interrupt();
+    TileBuffer buffer{alloc};
+    if (!emulate && sharedBytes + *bytes <= sharedLimit) {
+      buffer.shared = true;
+      buffer.offset = sharedBytes;
+      sharedBytes += *bytes;
+    } else {
+      buffer.offset = scratchBytes;
+      scratchBytes += *bytes;
+    }
+    buffers.push_back(buffer);
+    return WalkResult::advance();
+  });
+  if (sized.wasInterrupted())
+    return failure();
+
+  // Blocks: the forall's iterations, linearized (last dim fastest).
+  rewriter.setInsertionPoint(forall);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  SmallVector<Value> lbs = forall.getLowerBound(rewriter);
+  SmallVector<Value> ubs = forall.getUpperBound(rewriter);
+  SmallVector<Value> steps = forall.getStep(rewriter);
+  SmallVector<Value> counts;
+  Value grid = index(1);
+  for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+    Value extent = arith::SubIOp::create(rewriter, loc, ub, lb);
+    counts.push_back(arith::CeilDivUIOp::create(rewriter, loc, extent, step));
+    grid = arith::MulIOp::create(rewriter, loc, grid, counts.back());
+  }
+  Value blockDim = index(blockSize);
+  Value scratch;
+  if (scratchBytes > 0) {
+    Value bytes =
+        arith::MulIOp::create(rewriter, loc, grid, index(scratchBytes));
+    scratch = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type()),
+        ValueRange{bytes}, rewriter.getI64IntegerAttr(kAlignment));
+  }
+
+  Block *target;
+  Value blockId, threadId, shared;
+  Operation *kernel;
+  if (emulate) {
+    auto blocks = scf::ForOp::create(rewriter, loc, index(0), grid, index(1));
+    kernel = blocks;
+    target = blocks.getBody();
+    blockId = blocks.getInductionVar();
+  } else {
+    // Dynamic shared memory: its symbol is 16-byte aligned (a workgroup
+    // attribution of i8 would be byte-aligned), and it may exceed 48 KiB.
+    Value one = index(1);
+    Value sharedSize;
+    if (sharedBytes > 0)
+      // (+16: the symbol may sit before the dynamic part, see NVPTX's
+      // lowering of a zero-sized shared array.)
+      sharedSize =
+          arith::ConstantIntOp::create(rewriter, loc, sharedBytes + 16, 32);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one, blockDim,
+                                        one, one, sharedSize);
+    kernel = launch;
+    target = &launch.getBody().front();
+    rewriter.setInsertionPointToEnd(target);
+    gpu::TerminatorOp::create(rewriter, loc);
+    blockId = launch.getBlockIds().x;
+    threadId = launch.getThreadIds().x;
+    if (sharedBytes > 0) {
+      rewriter.setInsertionPointToStart(target);
+      auto workgroup =
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+      shared = gpu::DynamicSharedMemoryOp::create(
+          rewriter, loc,
+          MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                          MemRefLayoutAttrInterface{}, workgroup));
+    }
+  }
+
+  // The block's iteration of the forall.
+  if (shared)
+    rewriter.setInsertionPointAfterValue(shared);
+  else
+    rewriter.setInsertionPointToStart(target);
+  SmallVector<Value> ivs(counts.size());
+  Value rest = blockId;
+  for (int64_t d = counts.size() - 1; d >= 0; --d) {
+    Value i =
+        d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
+    ivs[d] = arith::AddIOp::create(
+        rewriter, loc, lbs[d],
+        arith::MulIOp::create(rewriter, loc, i, steps[d]));
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+  }
+  Value scratchBase;
+  if (scratch)
+    scratchBase =
+        arith::MulIOp::create(rewriter, loc, blockId, index(scratchBytes));
+  Block *body = forall.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, target->getTerminator(), ivs);
+
+  // Tile buffers → views of shared memory or of the block's scratch slice.
+  for (TileBuffer &buffer : buffers) {
+    memref::AllocOp alloc = buffer.alloc;
+    rewriter.setInsertionPoint(alloc);
+    MemRefType type = alloc.getType();
+    Value view;
+    if (buffer.shared) {
+      auto sharedType = MemRefType::get(
+          type.getShape(), type.getElementType(), MemRefLayoutAttrInterface{},
+          cast<MemRefType>(shared.getType()).getMemorySpace());
+      Value v =
+          memref::ViewOp::create(rewriter, alloc.getLoc(), sharedType, shared,
+                                 index(buffer.offset), alloc.getDynamicSizes());
+      view =
+          memref::MemorySpaceCastOp::create(rewriter, alloc.getLoc(), type, v);
+    } else {
+      Value shift = arith::AddIOp::create(rewriter, alloc.getLoc(), scratchBase,
+                                          index(buffer.offset));
+      view = memref::ViewOp::create(rewriter, alloc.getLoc(), type, scratch,
+                                    shift, alloc.getDynamicSizes());
+    }
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.replaceOp(alloc, view);
+  }
+
+  // memref.copy → linalg.copy, then every linalg op over the threads.
+  SmallVector<memref::CopyOp> copies;
+  target->walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                copy.getTarget());
+  }
+  SmallVector<linalg::LinalgOp> ops;
+  target->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  for (linalg::LinalgOp op : ops) {
+    Location opLoc = op.getLoc();
+    Value tid = threadId;
+    if (emulate) {
+      // Threads one after another: each op is complete before the next.
+      rewriter.setInsertionPoint(op);
+      auto threads =
+          scf::ForOp::create(rewriter, opLoc, index(0), blockDim, index(1));
+      rewriter.moveOpBefore(op, threads.getBody()->getTerminator());
+      tid = threads.getInductionVar();
+    }
+    Operation *next = op->getNextNode();
+    if (failed(distribute(rewriter, op, tid, blockDim)))
+      return failure();
+    if (!emulate) {
+      rewriter.setInsertionPoint(next);
+      gpu::BarrierOp::create(rewriter, opLoc);
+    }
+  }
+
+  rewriter.eraseOp(forall);
+  if (scratch) {
+    rewriter.setInsertionPointAfter(kernel);
+    memref::DeallocOp::create(rewriter, loc, scratch);
+  }
+  return success();
+}
+
+namespace {
+struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (blockSize < 1 || blockSize > 1024) {
+      getOperation()->emitError("dat-gpu-map-tiles: block-size must be in "
+                                "[1, 1024], got ")
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> loops;
+    getOperation()->walk([&](scf::ForallOp forall) {
+      if (!forall->getParentOfType<scf::ForallOp>() &&
+          !forall->getParentOfType<gpu::LaunchOp>() && isTileLoop(forall))
+        loops.push_back(forall);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForallOp forall : loops)
+      if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,
+                             emulate))) {
+        forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
+        return signalPassFailure();
+      }
+  }
+};
+} // namespace
+} // namespace mlir::dat

@@ -1,0 +1,121 @@
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0" | FileCheck %s --check-prefix=SCRATCH
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="emulate=true block-size=64" | FileCheck %s --check-prefix=EMU
+
+// A tile loop (a row block of a softmax-like computation): one kernel with a
+// block per iteration of the forall; the tile buffers (bounded by the tile
+// size, 32 rows: 128 bytes, and 4 bytes, each aligned to 64; 16 bytes of
+// slack for the shared symbol) in dynamic shared memory, or with no shared memory in a
+// per-block slice of one scratch buffer; each linalg op strided over the
+// threads, a barrier after each; the whole reduction in thread 0.
+
+// GPU-LABEL: func.func @tile
+// GPU-NOT: scf.forall
+// GPU: %[[SIZE:.+]] = arith.constant 208 : i32
+// GPU: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %c256{{.*}} dynamic_shared_memory_size %[[SIZE]]
+// GPU:   %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// GPU:   %[[ROW:.+]] = arith.remui %[[BX]]
+// GPU:   memref.view %[[SMEM]][%{{.+}}][%{{.+}}] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x?xf32, #gpu.address_space<workgroup>>
+// GPU:   memref.memory_space_cast
+// GPU:   scf.for %{{.+}} = %[[TX]] to %{{.+}} step %c256
+// GPU:     math.exp
+// GPU:   gpu.barrier
+// GPU:   scf.for %{{.+}} = %[[TX]] to %{{.+}} step %c256
+// GPU:   gpu.barrier
+// GPU:   scf.for %{{.+}} = %[[TX]] to %{{.+}} step %c256
+// GPU:     scf.for
+// GPU:       arith.addf
+// GPU:   gpu.barrier
+// GPU:   %[[FIRST:.+]] = arith.cmpi eq, %[[TX]], %c0
+// GPU:   scf.if %[[FIRST]]
+// GPU:     arith.maximumf
+// GPU:   gpu.barrier
+// GPU:   scf.for %{{.+}} = %[[TX]] to %{{.+}} step %c256
+// GPU:     arith.divf
+// GPU:   gpu.barrier
+// GPU-NOT: memref.alloc
+// GPU-NOT: memref.dealloc
+// GPU: gpu.terminator
+
+// SCRATCH-LABEL: func.func @tile
+// SCRATCH: %[[BYTES:.+]] = arith.muli %{{.+}}, %c192
+// SCRATCH: %[[SCRATCH:.+]] = memref.alloc(%[[BYTES]]) {alignment = 64 : i64} : memref<?xi8>
+// SCRATCH: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in
+// SCRATCH-NOT: dynamic_shared_memory
+// SCRATCH:   %[[BASE:.+]] = arith.muli %[[BX]], %c192
+// SCRATCH:   %[[AT:.+]] = arith.addi %[[BASE]], %c0
+// SCRATCH:   memref.view %[[SCRATCH]][%[[AT]]][%{{.+}}] : memref<?xi8> to memref<1x?xf32>
+// SCRATCH:   %[[AT2:.+]] = arith.addi %[[BASE]], %c128
+// SCRATCH:   memref.view %[[SCRATCH]][%[[AT2]]][] : memref<?xi8> to memref<1xf32>
+// SCRATCH: gpu.terminator
+// SCRATCH: memref.dealloc %[[SCRATCH]]
+
+// EMU-LABEL: func.func @tile
+// EMU-NOT: gpu.
+// EMU: scf.for %[[B:[a-z0-9]+]] = %c0{{.*}} to %{{.+}} step %c1
+// EMU:   scf.for %[[T:[a-z0-9]+]] = %c0{{.*}} to %c64 step %c1
+// EMU:     scf.for %{{.+}} = %[[T]] to %{{.+}} step %c64
+// EMU:       math.exp
+// EMU-NOT: gpu.
+func.func @tile(%x: memref<2x100xf32>, %y: memref<2x100xf32>, %m: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%b, %i) = (0, 0) to (2, 100) step (1, 32) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 100, 32)>(%i)
+    %in = memref.subview %x[%b, %i] [1, %n] [1, 1] : memref<2x100xf32> to memref<1x?xf32, strided<[100, 1], offset: ?>>
+    %out = memref.subview %y[%b, %i] [1, %n] [1, 1] : memref<2x100xf32> to memref<1x?xf32, strided<[100, 1], offset: ?>>
+    %t = memref.alloc(%n) : memref<1x?xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in : memref<1x?xf32, strided<[100, 1], offset: ?>>) outs(%t : memref<1x?xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %e = math.exp %a : f32
+      linalg.yield %e : f32
+    }
+    %s = memref.alloc() : memref<1xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%t : memref<1x?xf32>) outs(%s : memref<1xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.addf %a, %o : f32
+      linalg.yield %r : f32
+    }
+    // A reduction to a scalar: no parallel iterations, thread 0 runs it.
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                    iterator_types = ["reduction"]}
+        ins(%s : memref<1xf32>) outs(%m : memref<f32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.maximumf %a, %o : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%t, %s : memref<1x?xf32>, memref<1xf32>) outs(%out : memref<1x?xf32, strided<[100, 1], offset: ?>>) {
+    ^bb0(%a: f32, %d: f32, %o: f32):
+      %r = arith.divf %a, %d : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %t : memref<1x?xf32>
+    memref.dealloc %s : memref<1xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop with an op the mapping does not know (a store outside any linalg
+// op, which every thread would repeat) stays as it is.
+// GPU-LABEL: func.func @not_a_tile
+// GPU: scf.forall
+// GPU-NOT: gpu.launch
+// SCRATCH-LABEL: func.func @not_a_tile
+// EMU-LABEL: func.func @not_a_tile
+// EMU: scf.forall
+func.func @not_a_tile(%x: memref<4xf32>) {
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i) in (4) {
+    linalg.fill ins(%one : f32) outs(%x : memref<4xf32>)
+    memref.store %one, %x[%i] : memref<4xf32>
+  }
+  return
+}
