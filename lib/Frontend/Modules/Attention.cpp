@@ -27,6 +27,11 @@ AttentionParams makeAttentionParams(ModelBuilder &mb, int64_t dModel,
   std::optional<int64_t> kvHeads = mb.optIntArg("n_kv_heads");
   if (mb.failed())
     return p;
+  if (dModel <= 0) {
+    mb.error(mb.config.path + ": kwargs.d_model: must be positive, got " +
+             Twine(dModel));
+    return p;
+  }
   if (nHeads == 0 || totalHeads == 0 || dModel % totalHeads != 0) {
     mb.error(mb.config.path + ": kwargs.d_model: " + Twine(dModel) +
              " is not divisible by the number of heads " + Twine(totalHeads));
