@@ -23,12 +23,17 @@ namespace mlir::dat {
 
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
+                          bool fuseEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc) {
   if (tileAttention)
     pm.addPass(
         createDatTileAttention(DatTileAttentionOptions{queryTile, keyTile}));
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
+  if (fuseEpilogues) {
+    pm.addPass(createDatFuseEpilogues());
+    pm.addPass(createCanonicalizerPass());
+  }
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -63,7 +68,7 @@ void buildHostToLLVM(OpPassManager &pm, bool cInterface,
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
-                       options.keyTile, nullptr);
+                       options.keyTile, options.fuseEpilogues, nullptr);
   if (options.emulateGPUTiles)
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256, /*sharedMemory=*/0,

@@ -27,7 +27,8 @@ namespace mlir::dat {
 
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
-                       options.keyTile, [](OpPassManager &nested) {
+                       options.keyTile, options.fuseEpilogues,
+                       [](OpPassManager &nested) {
                          nested.addPass(createDatGPUStageConstants());
                        });
 

@@ -59,6 +59,32 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
   ];
 }
 
+def DatFuseEpilogues : Pass<"dat-fuse-epilogues"> {
+  let summary = "Fuse projections with their bias, activation and residual epilogues";
+  let description = [{
+    A projection (a linalg contraction, e.g. the frontend's `x·Wᵀ` on a
+    broadcast bias) followed by elementwise ops — an activation, a gate, a
+    residual add — is computed tile by tile: the last elementwise op of the
+    chain is tiled over blocks of `rows` rows (every other leading dim one
+    at a time, the last dim whole) in an `scf.forall`, and its producers of
+    the same shape that have no other use (the elementwise ops, the
+    contraction, the bias broadcast it accumulates onto) are fused into the
+    tile. The projection's output never exists whole; on the GPU each chain
+    becomes one kernel (dat-gpu-map-tiles). Chains without a contraction,
+    and ops inside loops (the attention tiles), are left alone.
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", "64", "Rows per tile">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

@@ -32,6 +32,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Compute projections with their bias, activation and "
+                     "residual epilogues row block by row block "
+                     "(dat-fuse-epilogues)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "
@@ -69,6 +75,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Compute projections with their bias, activation and "
+                     "residual epilogues row block by row block "
+                     "(dat-fuse-epilogues)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockSize{*this, "block-size",
                                          llvm::cl::desc("Threads per block"),
                                          llvm::cl::init(256)};
@@ -104,6 +116,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
+                          bool fuseEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the

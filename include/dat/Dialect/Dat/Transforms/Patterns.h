@@ -34,6 +34,12 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
 /// the tiles' slices).
 void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root);
 
+/// Tiles each chain "contraction → elementwise ops" in `root` over blocks of
+/// `rows` rows, its single-use same-shape producers fused into the tile (see
+/// dat-fuse-epilogues). Returns the number of chains tiled.
+FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
+                                       int64_t rows);
+
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H

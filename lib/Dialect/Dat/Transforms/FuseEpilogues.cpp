@@ -1,0 +1,148 @@
+//===- FuseEpilogues.cpp - projections fused with their epilogues ---------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// "x·Wᵀ + b, then an activation, then + residual" is a contraction followed
+// by elementwise ops. Tiling the last elementwise op by rows and fusing its
+// producers into the tile computes the whole chain per row block: the
+// contraction's output (and every intermediate) exists only as a tile.
+// Only producers of the root's own shape with a single use are fused, so
+// nothing is computed twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::dat {
+
+#define GEN_PASS_DEF_DATFUSEEPILOGUES
+#include "dat/Dialect/Dat/Transforms/Passes.h.inc"
+
+static bool isElementwise(linalg::LinalgOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops() &&
+         op.hasPureTensorSemantics() && op->getNumResults() == 1;
+}
+
+static bool isContraction(linalg::LinalgOp op) {
+  return op.getNumReductionLoops() > 0 && op.getNumParallelLoops() > 0 &&
+         op.hasPureTensorSemantics() && op->getNumResults() == 1;
+}
+
+/// A linalg producer of `value` that tiling `root` may fuse: same type as
+/// the root's result (so a tile of the root is a tile of it), one use.
+static linalg::LinalgOp fusableProducer(Value value, Type rootType) {
+  auto producer = value.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || value.getType() != rootType || !value.hasOneUse() ||
+      (!isElementwise(producer) && !isContraction(producer)))
+    return {};
+  return producer;
+}
+
+/// The producers of `root` that its tiling fuses (transitively), or an empty
+/// set when no contraction is among them.
+static SmallPtrSet<Operation *, 8> fusedChain(linalg::LinalgOp root) {
+  Type type = root->getResult(0).getType();
+  SmallPtrSet<Operation *, 8> chain;
+  bool contraction = false;
+  SmallVector<linalg::LinalgOp> worklist = {root};
+  while (!worklist.empty()) {
+    linalg::LinalgOp op = worklist.pop_back_val();
+    for (Value operand : op->getOperands())
+      if (linalg::LinalgOp producer = fusableProducer(operand, type))
+        if (chain.insert(producer).second) {
+          contraction |= isContraction(producer);
+          worklist.push_back(producer);
+        }
+  }
+  if (!contraction)
+    chain.clear();
+  return chain;
+}
+
+FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
+                                       int64_t rows) {
+  // Roots: elementwise ops outside loops whose result does not itself feed
+  // a longer chain (fusing from the end takes the whole chain).
+  SmallVector<std::pair<linalg::LinalgOp, SmallPtrSet<Operation *, 8>>> roots;
+  root->walk([&](linalg::LinalgOp op) {
+    if (!isElementwise(op) || op->getParentOfType<LoopLikeOpInterface>())
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.getRank() < 2 || !type.hasStaticShape())
+      return;
+    Value result = op->getResult(0);
+    if (result.hasOneUse())
+      if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
+        if (isElementwise(user) &&
+            user->getResult(0).getType() == result.getType())
+          return;
+    SmallPtrSet<Operation *, 8> chain = fusedChain(op);
+    if (!chain.empty())
+      roots.emplace_back(op, std::move(chain));
+  });
+
+  int64_t fused = 0;
+  for (auto &[op, chain] : roots) {
+    Type type = op->getResult(0).getType();
+    auto shape = cast<RankedTensorType>(type).getShape();
+    // Leading dims one at a time, the row dim by `rows`, the last whole.
+    SmallVector<OpFoldResult> tileSizes(shape.size(), rewriter.getIndexAttr(1));
+    tileSizes[shape.size() - 2] = rewriter.getIndexAttr(rows);
+    tileSizes.back() = rewriter.getIndexAttr(0);
+    scf::SCFTilingOptions tiling;
+    tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    tiling.setTileSizes(tileSizes);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!chain.contains(producer.getOwner()))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, result->replacements.lookup(op->getResult(0)));
+    // The fused producers had no other use: the whole tensors die.
+    for (Operation *producer : result->fusedProducers)
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+    ++fused;
+  }
+  return fused;
+}
+
+namespace {
+
+struct FuseEpiloguesPass final : impl::DatFuseEpiloguesBase<FuseEpiloguesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (rows < 1) {
+      getOperation()->emitError("dat-fuse-epilogues: rows must be positive, "
+                                "got ")
+          << static_cast<int64_t>(rows);
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    if (failed(fuseLinearEpilogues(rewriter, getOperation(), rows)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::dat
