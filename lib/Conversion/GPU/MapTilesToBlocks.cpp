@@ -75,8 +75,39 @@ static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
   return alignUp(count * ((elem.getIntOrFloatBitWidth() + 7) / 8));
 }
 
+/// The buffer a view chain starts from (an allocation or an argument).
+static Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Whether the threads can share `op` without a race: each output element
+/// is written by one parallel iteration (projected-permutation output maps)
+/// and an input that may be the same buffer as an output is read at the
+/// element the same iteration writes.
+static bool isRaceFree(linalg::LinalgOp op) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap written = op.getMatchingIndexingMap(&init);
+    if (!written.isProjectedPermutation())
+      return false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          rootBuffer(input->get()) == rootBuffer(init.get()) &&
+          (op.getMatchingIndexingMap(input) != written ||
+           input->get() != init.get()))
+        return false;
+  }
+  return true;
+}
+
 /// Whether every op in the body of `forall` is one this mapping handles:
-/// linalg on buffers, views, allocation, scalar index and arithmetic, loops.
+/// race-free linalg on buffers, views, allocation, scalar index and
+/// arithmetic, loops.
 static bool isTileLoop(scf::ForallOp forall) {
   if (forall.getNumResults() != 0 || forall.getMapping())
     return false;
@@ -85,8 +116,9 @@ static bool isTileLoop(scf::ForallOp forall) {
       forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           anyLinalg = true;
-          return linalgOp.hasPureBufferSemantics() ? WalkResult::skip()
-                                                   : WalkResult::interrupt();
+          return linalgOp.hasPureBufferSemantics() && isRaceFree(linalgOp)
+                     ? WalkResult::skip()
+                     : WalkResult::interrupt();
         }
         if (isa<memref::AllocOp, memref::DeallocOp, memref::SubViewOp,
                 memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,

@@ -119,3 +119,27 @@ func.func @not_a_tile(%x: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// An op that reads its output buffer at another element (an in-place
+// transpose) would race once its iterations are spread over threads: the
+// loop stays as it is.
+// GPU-LABEL: func.func @racy
+// GPU: scf.forall
+// GPU-NOT: gpu.launch
+// SCRATCH-LABEL: func.func @racy
+// EMU-LABEL: func.func @racy
+// EMU: scf.forall
+func.func @racy(%x: memref<4x8x8xf32>) {
+  scf.forall (%i) in (4) {
+    %t = memref.subview %x[%i, 0, 0] [1, 8, 8] [1, 1, 1] : memref<4x8x8xf32> to memref<8x8xf32, strided<[8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%t : memref<8x8xf32, strided<[8, 1], offset: ?>>) outs(%t : memref<8x8xf32, strided<[8, 1], offset: ?>>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+  }
+  return
+}
