@@ -6,8 +6,10 @@ set -euo pipefail
 required=(cmake ninja-build g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libgtest-dev libgmock-dev)
 # Optional: a faster rebuild (ccache), clang-22 for the fuzzers and sanitizers,
-# lld for fast links, clang-format for the style check.
-optional=(ccache clang-22 lld-22 clang-format-22)
+# lld for fast links, clang-format for the style check, libFuzzer (clang-rt)
+# for the coverage-guided fuzzers, PyTorch for the benchmark baselines' check
+# (test/Bench; bench/ runs them on the GPU machine).
+optional=(ccache clang-22 lld-22 clang-format-22 libclang-rt-22-dev python3-torch)
 
 missing() {
   local p

@@ -85,3 +85,23 @@ if _has_cuda_driver():
     config.available_features.add("cuda-driver")
 else:
     lit_config.note("no CUDA driver/GPU: GPU execution tests are UNSUPPORTED")
+
+# `torch`: a Python with PyTorch (Debian's python3-torch lives under
+# /usr/bin/python3, which may not be the first python3 on PATH) for the
+# benchmark baselines' checks; %torch_python runs it.
+def _torch_python():
+    import shutil
+    import subprocess
+    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+        if candidate and subprocess.run(
+                [candidate, "-c", "import torch"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+_tp = _torch_python()
+if _tp:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", _tp))
+else:
+    lit_config.note("no PyTorch: the benchmark baselines' checks are UNSUPPORTED")

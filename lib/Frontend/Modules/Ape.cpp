@@ -140,8 +140,38 @@ struct ApeSetup {
   // at their positions: cos/sin [1|B, L, H, axes·d/2]. Null: d×d maps.
   std::shared_ptr<const std::vector<RotaryForm>> forms;
   Value cos, sin;
+  int64_t axes = 1;
+
+  /// Reads the optional mediator and key mask; false after an error.
+  bool finishInputs(ModelBuilder &mb, int64_t B, int64_t L);
 };
 } // namespace
+
+bool ApeSetup::finishInputs(ModelBuilder &mb, int64_t B, int64_t L) {
+  // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
+  if (mb.hasInput("mediator")) {
+    Value m = mb.input("mediator", 5);
+    if (!m)
+      return false;
+    auto mt = cast<RankedTensorType>(m.getType());
+    if (mt.getRank() != 5 || mt.getDimSize(1) != L || mt.getDimSize(2) != L ||
+        mt.getDimSize(3) != 1 || mt.getDimSize(4) != 1 ||
+        (mt.getDimSize(0) != 1 && mt.getDimSize(0) != B)) {
+      mb.error(mb.config.path + ": inputs.mediator: expected [1 or B, L, L, "
+                                "1, 1] (a multiplicative per-pair scale)");
+      return false;
+    }
+    mediator = tensor::CollapseShapeOp::create(
+        mb.b, mb.loc,
+        RankedTensorType::get({mt.getDimSize(0), L, L}, mb.b.getF32Type()), m,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+  }
+  if (mb.hasInput("key_mask"))
+    keyMask = mb.boolInput("key_mask", {B, L});
+  if (mb.failed())
+    return false;
+  return true;
+}
 
 /// Switches `setup` to the rotary form when every primitive has one (an
 /// even d up to maxRotaryDim, and Q·R·Qᵀ reproducing W; see rotaryForm) and
@@ -154,7 +184,8 @@ static void useRotaryForm(ModelBuilder &mb, ApeSetup &setup,
     if (cast<RankedTensorType>(p.getType()).getDimSize(0) !=
         cast<RankedTensorType>(positions[0].getType()).getDimSize(0))
       return;
-  if (d % 2 != 0 || d > maxRotaryDim)
+  if (d % 2 != 0 || d > maxRotaryDim ||
+      (size + 1) * count * half * 2 > (int64_t(1) << 24))
     return;
   std::vector<float> primitives =
       mb.weightValues("positional_encoder._primitives", {count, d, d});
@@ -276,6 +307,42 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
                               "num_heads >= 1 and dim in [1, 4096]");
     return std::nullopt;
   }
+  Value x = mb.input("x", 3);
+  if (mb.failed() || !x)
+    return std::nullopt;
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
+  SmallVector<Value> positions;
+  for (StringRef pos : grid ? SmallVector<StringRef>{"x_pos", "y_pos"}
+                            : SmallVector<StringRef>{"positions"}) {
+    Value p = mb.input(pos);
+    if (!p)
+      return std::nullopt;
+    auto pt = cast<RankedTensorType>(p.getType());
+    if (!pt.getElementType().isInteger(64) || pt.getRank() != 2 ||
+        pt.getDimSize(1) != L ||
+        (pt.getDimSize(0) != 1 && pt.getDimSize(0) != B)) {
+      mb.error(mb.config.path + ": inputs." + pos +
+               ": expected int64 [B or 1, " + Twine(L) + "]");
+      return std::nullopt;
+    }
+    // Tree positions <= 0 are the root (SOS, padding); sequence and grid
+    // positions index the table like Python, negative from the end.
+    mb.inputRange(
+        pos, tree ? std::numeric_limits<int64_t>::min() : -(*size + 1), *size);
+    positions.push_back(p);
+  }
+  setup.axes = positions.size();
+
+  if (!tree && !mb.config.generalOrthogonalMaps)
+    useRotaryForm(mb, setup, positions, *size);
+
+  // The d×d maps: what the attention applies without the rotary form, and
+  // the module's `maps` outputs.
+  bool wantMaps = mb.wantsOutput("maps") || mb.wantsOutput("maps_x") ||
+                  mb.wantsOutput("maps_y");
+  if (setup.forms && !wantMaps)
+    return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
   // The table is a weight of the program: keep it to at most 2^24 floats.
   int64_t count = tree ? 1 : axes * heads;
   if ((*size + 1) * count * mapDim * mapDim > (int64_t(1) << 24)) {
@@ -309,61 +376,10 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
           orthogonalPowerTable(in[0], count, mapDim, tableSize, out);
         });
   }
-  Value x = mb.input("x", 3);
-  if (mb.failed() || !x)
-    return std::nullopt;
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
-  SmallVector<Value> positions;
-  for (StringRef pos : grid ? SmallVector<StringRef>{"x_pos", "y_pos"}
-                            : SmallVector<StringRef>{"positions"}) {
-    Value p = mb.input(pos);
-    if (!p)
-      return std::nullopt;
-    auto pt = cast<RankedTensorType>(p.getType());
-    if (!pt.getElementType().isInteger(64) || pt.getRank() != 2 ||
-        pt.getDimSize(1) != L ||
-        (pt.getDimSize(0) != 1 && pt.getDimSize(0) != B)) {
-      mb.error(mb.config.path + ": inputs." + pos +
-               ": expected int64 [B or 1, " + Twine(L) + "]");
-      return std::nullopt;
-    }
-    // Tree positions <= 0 are the root (SOS, padding); sequence and grid
-    // positions index the table like Python, negative from the end.
-    mb.inputRange(
-        pos, tree ? std::numeric_limits<int64_t>::min() : -(*size + 1), *size);
-    int64_t axis = setup.maps.size();
+  for (auto [axis, p] : llvm::enumerate(positions))
     setup.maps.push_back(gatherAtPositions(mb, table, p, *size, axis * heads,
                                            tree ? 1 : heads, tree));
-    positions.push_back(p);
-  }
-
-  if (!tree && !mb.config.generalOrthogonalMaps)
-    useRotaryForm(mb, setup, positions, *size);
-
-  // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
-  if (mb.hasInput("mediator")) {
-    Value m = mb.input("mediator", 5);
-    if (!m)
-      return std::nullopt;
-    auto mt = cast<RankedTensorType>(m.getType());
-    if (mt.getRank() != 5 || mt.getDimSize(1) != L || mt.getDimSize(2) != L ||
-        mt.getDimSize(3) != 1 || mt.getDimSize(4) != 1 ||
-        (mt.getDimSize(0) != 1 && mt.getDimSize(0) != B)) {
-      mb.error(mb.config.path + ": inputs.mediator: expected [1 or B, L, L, "
-                                "1, 1] (a multiplicative per-pair scale)");
-      return std::nullopt;
-    }
-    setup.mediator = tensor::CollapseShapeOp::create(
-        mb.b, mb.loc,
-        RankedTensorType::get({mt.getDimSize(0), L, L}, mb.b.getF32Type()), m,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
-  }
-  if (mb.hasInput("key_mask"))
-    setup.keyMask = mb.boolInput("key_mask", {B, L});
-  if (mb.failed())
-    return std::nullopt;
-  return setup;
+  return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
 }
 
 /// q, k [B,H,L,dh] ← their d×d maps (each axis on its slice of a head).
@@ -395,7 +411,7 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
                               int64_t dim, Value *scores) {
   if (mb.failed() || !x)
     return {};
-  int64_t axes = setup.maps.size();
+  int64_t axes = setup.axes;
   if (heads == 0 || dim % heads || setup.heads != heads ||
       setup.mapDim * axes != dim / heads) {
     mb.error(mb.config.path + ": kwargs: the maps (" + Twine(axes) + " × " +
@@ -454,6 +470,8 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
 }
 
 static void outputMaps(ModelBuilder &mb, const ApeSetup &setup) {
+  if (setup.maps.empty()) // rotary form, and no maps output asked for
+    return;
   if (setup.grid) {
     mb.output("maps_x", setup.maps[0]);
     mb.output("maps_y", setup.maps[1]);

@@ -1,0 +1,248 @@
+"""PyTorch versions of the reference modules, for the benchmark baselines.
+
+Written from ../shared/spec/semantics.md the way the reference implementations
+compute (scores, relations and HYLA's value network materialized), taking
+the weights under the reference state_dict names. `check_golden.py` proves
+each equal to the reference on ../shared/golden; `run.py` times them (eager,
+torch.compile, and SDPA for standard attention) next to dat's programs.
+
+Every function takes (W, kwargs, call, inputs) — W and inputs dicts of
+tensors on one device and dtype — and returns a dict of outputs.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def _linear(x, W, name, bias):
+    y = x @ W[name + ".weight"].T
+    if bias and (name + ".bias") in W:
+        y = y + W[name + ".bias"]
+    return y
+
+
+def _rope(x, cos, sin):
+    """x [B, L, H, K] with interleaved pairs; cos/sin [L, K/2]."""
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[None, :, None, :], sin[None, :, None, :]
+    return torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).flatten(-2)
+
+
+def attention(W, kw, call, inputs, sdpa=False):
+    """dual_attention's Attention (spec section 1): GQA, RoPE, causal."""
+    x = inputs["x"]
+    B, L, D = x.shape
+    H = kw["n_heads"]
+    hd = D // kw.get("total_n_heads", H)
+    kd = kw.get("key_dim") or hd
+    Hkv = kw.get("n_kv_heads") or H
+    bkv, bo = kw.get("add_bias_kv", False), kw.get("add_bias_out", False)
+    causal = call.get("is_causal", False)
+    q = _linear(x, W, "wq", False).view(B, L, H, kd)
+    k = _linear(x, W, "wk", bkv).view(B, L, Hkv, kd)
+    v = _linear(x, W, "wv", bkv).view(B, L, Hkv, hd)
+    if "freqs_cos" in inputs:
+        q = _rope(q, inputs["freqs_cos"], inputs["freqs_sin"])
+        k = _rope(k, inputs["freqs_cos"], inputs["freqs_sin"])
+    q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    k = k.repeat_interleave(H // Hkv, dim=1)
+    v = v.repeat_interleave(H // Hkv, dim=1)
+    scale = 1.0 / math.sqrt(hd)
+    mask = None
+    if "attn_mask" in inputs:
+        mask = inputs["attn_mask"] != 0
+    if sdpa:
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                           is_causal=causal and mask is None,
+                                           scale=scale)
+        probs = None
+    else:
+        s = (q @ k.transpose(-1, -2)) * scale
+        if causal:
+            s = s.masked_fill(~torch.ones(L, L, dtype=torch.bool,
+                                          device=x.device).tril(), -math.inf)
+        if mask is not None:
+            s = s.masked_fill(~mask, -math.inf)
+        probs = torch.softmax(s, dim=-1)
+        o = probs @ v
+    y = _linear(o.transpose(1, 2).reshape(B, L, H * hd), W, "wo", bo)
+    out = {"y": y}
+    if probs is not None:
+        out["attn_scores"] = probs
+    return out
+
+
+_ACT = {
+    "identity": lambda t: t,
+    "relu": torch.relu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "silu": F.silu,
+    "gelu": lambda t: F.gelu(t, approximate="tanh"),
+}
+
+
+def relational_attention(W, kw, call, inputs):
+    """RelationalAttention (spec section 3): the [B, L, L, R] relations and
+    the [B, H, L, L] scores materialized, as the reference does."""
+    x, symbols = inputs["x"], inputs["symbols"]
+    B, L, D = x.shape
+    H = kw["n_heads"]
+    hd = D // kw.get("total_n_heads", H)
+    kd = kw.get("key_dim") or hd
+    Hkv = kw.get("n_kv_heads") or H
+    R = kw.get("n_relations") or H
+    dr = kw.get("rel_proj_dim") or (hd * H) // R
+    bkv, bo = kw.get("add_bias_kv", False), kw.get("add_bias_out", False)
+    causal = call.get("is_causal", False)
+    qa = _linear(x, W, "wq_attn", False).view(B, L, H, kd)
+    ka = _linear(x, W, "wk_attn", bkv).view(B, L, Hkv, kd)
+    if "freqs_cos" in inputs:  # RoPE on the attention queries/keys only
+        qa = _rope(qa, inputs["freqs_cos"], inputs["freqs_sin"])
+        ka = _rope(ka, inputs["freqs_cos"], inputs["freqs_sin"])
+    qa = qa.transpose(1, 2)
+    ka = ka.transpose(1, 2).repeat_interleave(H // Hkv, dim=1)
+    qr = _linear(x, W, "wq_rel", False).view(B, L, R, dr)
+    kr = _linear(x, W, "wq_rel" if kw.get("symmetric_rels") else "wk_rel",
+                 False).view(B, L, R, dr)
+    rel = torch.einsum("birc,bjrc->bijr", qr, kr) / math.sqrt(dr)
+    act = kw.get("rel_activation", "identity")
+    rel = torch.softmax(rel, dim=2) if act == "softmax" else _ACT[act](rel)
+    s = (qa @ ka.transpose(-1, -2)) / math.sqrt(hd)
+    if causal:
+        s = s.masked_fill(~torch.ones(L, L, dtype=torch.bool,
+                                      device=x.device).tril(), -math.inf)
+    alpha = torch.softmax(s, dim=-1)  # [B, H, L, L]
+    if kw.get("use_relative_positional_symbols"):
+        # symbols [L, L, d]: s[i, j] tags the message from j to i.
+        sv = _linear(symbols, W, "wv", bkv).view(L, L, Hkv, hd)
+        sv = sv.repeat_interleave(H // Hkv, dim=2)
+        sym = torch.einsum("bhij,ijhd->bihd", alpha, sv)
+    else:
+        sv = _linear(symbols, W, "wv", bkv).view(B, L, Hkv, hd).transpose(1, 2)
+        sv = sv.repeat_interleave(H // Hkv, dim=1)
+        sym = (alpha @ sv).transpose(1, 2)  # [B, L, H, hd]
+    relsum = torch.einsum("bhij,bijr->bihr", alpha, rel)
+    o = sym + torch.einsum("bihr,hdr->bihd", relsum, W["wr"])
+    y = _linear(o.reshape(B, L, H * hd), W, "wo", bo)
+    return {"y": y, "attn_scores": alpha, "relations": rel}
+
+
+def hyla(W, kw, call, inputs):
+    """HYLA's MultiHeadDotProductAttention (spec section 8), Flax kernels."""
+    x = inputs["x"]
+    B, L, E = x.shape
+    H = kw["num_heads"]
+    dq = (kw.get("qk_features") or E) // H
+    dv = kw["v_features"] // H
+    bias = kw.get("use_bias", True)
+    norm = kw.get("attention_norm", "softmax")
+    net = kw.get("target_network", "default")
+    causal = call.get("causal_mask", False)
+
+    def dense(name, d):
+        y = torch.einsum("ble,ehd->blhd", x, W[name + ".kernel"])
+        return y + W[name + ".bias"] if bias else y
+
+    q, k, v = dense("query", dq), dense("key", dq), dense("value", dv)
+    if kw.get("normalize_qk"):
+        def ln(t, scale):
+            m = t.mean(-1, keepdim=True)
+            var = (t * t).mean(-1, keepdim=True) - m * m
+            return (t - m) / torch.sqrt(var.clamp_min(0) + 1e-6) * scale
+        q, k = ln(q, W["query_ln.scale"]), ln(k, W["key_ln.scale"])
+    s = torch.einsum("bihc,bjhc->bhij", q / math.sqrt(dq), k)
+    if "attention_bias" in inputs:
+        s = s + inputs["attention_bias"]
+    if causal:
+        keep = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        s = s.masked_fill(~keep, torch.finfo(s.dtype).min
+                          if norm == "softmax" else 0.0)
+    if norm == "softmax":
+        a = torch.softmax(s, dim=-1)
+    elif norm == "rms_head":
+        a = s * torch.rsqrt((s * s).mean(1, keepdim=True) + 1e-6)
+    else:
+        a = s
+    if net == "default":
+        o = torch.einsum("bhij,bjhc->bihc", a, v)
+    else:
+        # The value network: z[i, j, :] = act(Σ_h a[h, i, j] v[j, h, :]),
+        # [B, L, L, dv] materialized.
+        z = torch.einsum("bhij,bjhc->bijc", a, v)
+        if net == "mlp_relu":
+            z = torch.relu(z)
+        o = torch.einsum("bhij,bijc->bihc", a, z)
+    y = torch.einsum("bihc,hcf->bif", o, W["out.kernel"])
+    if bias:
+        y = y + W["out.bias"]
+    return {"y": y, "attn_weights": a}
+
+
+def _skew_expm(p):
+    return torch.linalg.matrix_exp(p - p.transpose(-1, -2))
+
+
+def _powers(w, size):
+    """[W^0 .. W^size] by the reference's doubling: [size+1, ..., d, d]."""
+    out = [w]
+    while len(out) < size:
+        last = out[-1]
+        out += [t @ last for t in out]
+    eye = torch.eye(w.shape[-1], dtype=w.dtype, device=w.device)
+    return torch.stack([eye.expand_as(w)] + out[:size])
+
+
+def _tree_maps(prims, bf, size):
+    """maps[n] = P_{b1}ᵀ ⋯ P_{bt}ᵀ over node n's 0-based breadth-first path."""
+    steps = _skew_expm(prims[:bf]).transpose(-1, -2)
+    maps = [torch.eye(prims.shape[-1], dtype=prims.dtype, device=prims.device)]
+    for n in range(1, size + 1):
+        maps.append(maps[(n - 1) // bf] @ steps[(n - 1) % bf])
+    return torch.stack(maps)
+
+
+def ape_selfmha(W, kw, call, inputs, kind):
+    """APE (spec section 9): Sequential or Branching maps + SelfMHA, maps
+    gathered per token and applied as d×d matrices (the reference's way)."""
+    pe, mha = kw["positional_encoder"], kw["mha"]
+    x = inputs["x"]
+    B, L, D = x.shape
+    H = mha["num_heads"]
+    dh = D // H
+    size = call["precompute_size"]
+    pos = inputs["positions"]
+    prims = W["positional_encoder._primitives"]
+    if kind == "Sequential":
+        table = _powers(_skew_expm(prims), size)  # [size+1, H, d, d]
+        idx = torch.where(pos < 0, pos + size + 1, pos)
+        maps = table[idx]  # [Bp, L, H, d, d]
+    else:
+        table = _tree_maps(prims, pe["branching_factor"], size)
+        idx = pos.clamp_min(0)
+        maps = table[idx][:, :, None]  # one map for every head
+    lin = _linear(x, W, "mha.linear", True)
+    # SelfMHA packs features head-minor: feature f = d·H + h.
+    q, k, v = (t.view(B, L, dh, H) for t in lin.split(D, dim=-1))
+    q = torch.einsum("blhde,bleh->bldh", maps, q)
+    k = torch.einsum("blhde,bleh->bldh", maps, k)
+    s = torch.einsum("bidh,bjdh->bijh", q, k) / math.sqrt(dh)
+    if "mediator" in inputs:
+        s = s * inputs["mediator"][..., 0, 0][..., None]
+    if "key_mask" in inputs:
+        s = s.masked_fill((inputs["key_mask"] == 0)[:, None, :, None], -1e10)
+    a = torch.softmax(s, dim=2)
+    o = torch.einsum("bijh,bjdh->bidh", a, v).reshape(B, L, D)
+    return {"y": _linear(o, W, "mha.out", True), "scores": s, "maps": maps}
+
+
+MODULES = {
+    "Attention": attention,
+    "RelationalAttention": relational_attention,
+    "MultiHeadDotProductAttention": hyla,
+    "Sequential + SelfMHA": lambda W, kw, call, i: ape_selfmha(
+        W, kw, call, i, "Sequential"),
+    "Branching + SelfMHA": lambda W, kw, call, i: ape_selfmha(
+        W, kw, call, i, "Branching"),
+}

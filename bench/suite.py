@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
+
+usage: suite.py build OUT [--target cuda|cpu] [--only ID,...]
+       suite.py list
+
+`build` (on the build machine, which has datc) writes, per suite entry,
+OUT/<id>/config.json and the program OUT/<id>/prog compiled by datc with
+seeded random weights. Weight files over 8 MiB are not carried to the GPU
+machine: their header is kept as OUT/<id>/weights.json and run.py
+regenerates seeded random values there (programs with weights derived at
+compile time keep theirs). Inputs are made on the GPU machine by run.py.
+Python's standard library only.
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_io  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CARRY_LIMIT = 8 << 20
+
+
+def _attention(d_head, n, causal):
+    h, b = 16, 4
+    return {
+        "id": "K1-attn-d%d-n%d%s" % (d_head, n, "-causal" if causal else ""),
+        "module": "Attention",
+        "kwargs": {"d_model": h * d_head, "n_heads": h, "dropout": 0.0},
+        "call": {"is_causal": causal},
+        "inputs": {"x": {"shape": [b, n, h * d_head]}},
+        "outputs": {"y": {"shape": [b, n, h * d_head]}},
+        # QKᵀ and PV only, halved when causal.
+        "flops": 4 * b * h * n * n * d_head // (2 if causal else 1),
+        "flop_formula": "4·B·H·N²·D" + ("/2" if causal else ""),
+        "baselines": ["eager", "compile", "sdpa"],
+    }
+
+
+def _relational(n, act, relative):
+    b, d, h, dh, r = 4, 512, 8, 64, 8
+    kwargs = {"d_model": d, "n_heads": h, "n_relations": r,
+              "rel_activation": act, "dropout": 0.0}
+    symbols = [b, n, d]
+    if relative:
+        kwargs["use_relative_positional_symbols"] = True
+        symbols = [n, n, d]
+    d_rel = dh * h // r
+    return {
+        "id": "K2-ra-%s-n%d%s" % (act, n, "-relpos" if relative else ""),
+        "module": "RelationalAttention",
+        "kwargs": kwargs,
+        "call": {},
+        "inputs": {"x": {"shape": [b, n, d]}, "symbols": {"shape": symbols}},
+        "outputs": {"y": {"shape": [b, n, d]}},
+        "flops": 2 * b * n * n * (2 * h * dh + r * d_rel) + 2 * b * h * n * n * r,
+        "flop_formula": "2·B·N²·(2·H·dh + R·d_rel) + 2·B·H·N²·R",
+        "baselines": ["eager", "compile"],
+    }
+
+
+def _hyla(n):
+    b, h, dh = 4, 16, 64
+    e = h * dh
+    return {
+        "id": "K3-hyla-n%d" % n,
+        "module": "MultiHeadDotProductAttention",
+        "kwargs": {"num_heads": h, "qk_features": e, "v_features": e,
+                   "out_features": e, "attention_norm": "rms_head",
+                   "target_network": "mlp_relu", "normalize_qk": False,
+                   "use_bias": True, "dropout_rate": 0.0},
+        "call": {"causal_mask": False, "deterministic": True},
+        "inputs": {"x": {"shape": [b, n, e]}},
+        "outputs": {"y": {"shape": [b, n, e]}},
+        # Scores, z = Σ_h a·v (B·N²·H·dv) and o = Σ_j a·z (B·N²·H·dv).
+        "flops": 2 * b * h * n * n * dh * 3,
+        "flop_formula": "2·B·H·N²·dh·3 (scores, value net, output)",
+        "baselines": ["eager", "compile"],
+    }
+
+
+def _ape(kind, n):
+    b, h, dh = 1, 8, 64
+    d = h * dh
+    pe = {"dim": dh, "num_heads": h}
+    if kind == "Branching":
+        pe = {"dim": dh, "branching_factor": 2, "num_heads": h}
+    flops = 4 * b * h * n * n * dh
+    formula = "4·B·H·N²·D"
+    if kind == "Branching":
+        flops += 4 * b * h * n * dh * dh
+        formula += " + 4·B·H·N·d²"
+    return {
+        "id": "K4-ape-%s-n%d" % ("tree" if kind == "Branching" else "seq", n),
+        "module": kind + " + SelfMHA",
+        "kwargs": {"positional_encoder": pe,
+                   "mha": {"num_heads": h, "dim": d, "dropout_rate": 0.0}},
+        "call": {"precompute_size": n},
+        "inputs": {"x": {"shape": [b, n, d]},
+                   "positions": {"shape": [1, n], "dtype": "int64",
+                                 "fill": "arange"}},
+        "outputs": {"y": {"shape": [b, n, d]}},
+        "flops": flops,
+        "flop_formula": formula,
+        "baselines": ["eager", "compile"],
+    }
+
+
+def _model(example, entry_id, inputs):
+    cfg = json.load(open(os.path.join(ROOT, "examples", example)))
+    cfg.pop("name", None)
+    cfg["inputs"] = inputs
+    cfg.update({"id": entry_id, "flops": None, "flop_formula": None,
+                "baselines": []})
+    return cfg
+
+
+def suite():
+    entries = []
+    for d_head in (64, 128):
+        for n in (1024, 4096, 16384):
+            for causal in (False, True):
+                entries.append(_attention(d_head, n, causal))
+    for n in (1024, 4096):
+        for act in ("identity", "relu"):
+            entries.append(_relational(n, act, False))
+    entries.append(_relational(1024, "identity", True))
+    for n in (512, 2048):
+        entries.append(_hyla(n))
+    entries.append(_ape("Sequential", 4096))
+    entries.append(_ape("Branching", 1023))
+    entries.append(_model("m1-dat-lm.json", "M1-dat-lm",
+                          {"idx": {"shape": [8, 1024], "dtype": "int64",
+                                   "fill": "tokens:50304"}}))
+    entries.append(_model("m2-vision-dat.json", "M2-vision-dat",
+                          {"image": {"shape": [64, 3, 224, 224]}}))
+    vit = _model("vit.json", "M3-vit-b16", {"image": {"shape": [64, 3, 224, 224]}})
+    vit["kwargs"].update({"image_shape": [3, 224, 224], "patch_size": [16, 16],
+                          "num_classes": 1000, "d_model": 768, "n_layers": 12,
+                          "n_heads": 12, "dff": 3072})
+    vit["outputs"] = {"logits": {"shape": [64, 1000]}}
+    entries.append(vit)
+    return entries
+
+
+def config_of(entry):
+    """The datc model description of a suite entry."""
+    inputs = {k: {"shape": v["shape"], "dtype": v.get("dtype", "float32")}
+              for k, v in entry["inputs"].items()}
+    outputs = {k: {"shape": v["shape"], "dtype": "float32"}
+               for k, v in entry["outputs"].items()}
+    return {"name": entry["id"], "module": entry["module"],
+            "kwargs": entry["kwargs"], "call": entry.get("call", {}),
+            "inputs": inputs, "outputs": outputs}
+
+
+def build(out, target, only):
+    datc = os.path.join(ROOT, "build", "bin", "datc")
+    failures = 0
+    for entry in suite():
+        if only and entry["id"] not in only:
+            continue
+        d = os.path.join(out, entry["id"])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(config_of(entry), f, indent=1)
+        with open(os.path.join(d, "entry.json"), "w") as f:
+            json.dump(entry, f, indent=1)
+        prog = os.path.join(d, "prog")
+        cmd = [datc, "compile", os.path.join(d, "config.json"),
+               "--random-weights", "1", "--target", target, "-o", prog]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAIL %s: %s" % (entry["id"], r.stderr.strip()))
+            failures += 1
+            continue
+        weights = prog + ".weights"
+        size = os.path.getsize(weights)
+        if size > CARRY_LIMIT:
+            header = {k: {"dtype": v[0], "shape": v[1]}
+                      for k, v in safetensors_io.read(weights).items()}
+            with open(os.path.join(d, "weights.json"), "w") as f:
+                json.dump(header, f)
+            os.remove(weights)
+            note = "weights regenerated on the GPU machine (%d MiB)" % (size >> 20)
+        else:
+            note = "weights carried (%d KiB)" % (size >> 10)
+        print("built %s: %s" % (entry["id"], note))
+    return failures
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["list"]:
+        for e in suite():
+            print(e["id"])
+        return 0
+    if len(args) < 2 or args[0] != "build":
+        print(__doc__)
+        return 2
+    out, target, only = args[1], "cuda", None
+    rest = args[2:]
+    while rest:
+        if rest[0] == "--target" and len(rest) > 1:
+            target, rest = rest[1], rest[2:]
+        elif rest[0] == "--only" and len(rest) > 1:
+            only, rest = set(rest[1].split(",")), rest[2:]
+        else:
+            print(__doc__)
+            return 2
+    return 1 if build(out, target, only) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
