@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
 
-usage: suite.py build OUT [--target cuda|cpu] [--only ID,...]
+usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
        suite.py list
+
+`--smoke` builds the kernels at tiny sizes (to check the scripts anywhere).
 
 `build` (on the build machine, which has datc) writes, per suite entry,
 OUT/<id>/config.json and the program OUT/<id>/prog compiled by datc with
@@ -25,8 +27,7 @@ ROOT = os.path.dirname(HERE)
 CARRY_LIMIT = 8 << 20
 
 
-def _attention(d_head, n, causal):
-    h, b = 16, 4
+def _attention(d_head, n, causal, b=4, h=16):
     return {
         "id": "K1-attn-d%d-n%d%s" % (d_head, n, "-causal" if causal else ""),
         "module": "Attention",
@@ -41,8 +42,8 @@ def _attention(d_head, n, causal):
     }
 
 
-def _relational(n, act, relative):
-    b, d, h, dh, r = 4, 512, 8, 64, 8
+def _relational(n, act, relative, b=4, d=512, h=8, r=8):
+    dh = d // h
     kwargs = {"d_model": d, "n_heads": h, "n_relations": r,
               "rel_activation": act, "dropout": 0.0}
     symbols = [b, n, d]
@@ -63,8 +64,7 @@ def _relational(n, act, relative):
     }
 
 
-def _hyla(n):
-    b, h, dh = 4, 16, 64
+def _hyla(n, b=4, h=16, dh=64):
     e = h * dh
     return {
         "id": "K3-hyla-n%d" % n,
@@ -83,8 +83,7 @@ def _hyla(n):
     }
 
 
-def _ape(kind, n):
-    b, h, dh = 1, 8, 64
+def _ape(kind, n, b=1, h=8, dh=64):
     d = h * dh
     pe = {"dim": dh, "num_heads": h}
     if kind == "Branching":
@@ -107,6 +106,12 @@ def _ape(kind, n):
         "flops": flops,
         "flop_formula": formula,
         "baselines": ["eager", "compile"],
+        # What the baseline reads that the program holds in derived form
+        # (maps tables; in rotary form also the folded projection).
+        "baseline_weights": {
+            "positional_encoder._primitives":
+                [(2 * h + 1) if kind == "Branching" else h, dh, dh],
+            "mha.linear.weight": [3 * d, d], "mha.linear.bias": [3 * d]},
     }
 
 
@@ -117,6 +122,20 @@ def _model(example, entry_id, inputs):
     cfg.update({"id": entry_id, "flops": None, "flop_formula": None,
                 "baselines": []})
     return cfg
+
+
+def smoke():
+    """The kernels at tiny sizes, to check the scripts on any machine; the
+    models are left out."""
+    entries = [_attention(16, 48, causal, b=1, h=4) for causal in (False, True)]
+    entries += [_relational(40, act, False, b=1, d=64, h=4, r=4)
+                for act in ("identity", "relu")]
+    entries.append(_relational(40, "identity", True, b=1, d=64, h=4, r=4))
+    entries.append(_hyla(32, b=1, h=4, dh=8))
+    entries += [_ape(kind, 40, h=2, dh=8) for kind in ("Sequential", "Branching")]
+    for e in entries:
+        e["id"] += "-smoke"
+    return entries
 
 
 def suite():
@@ -158,10 +177,10 @@ def config_of(entry):
             "inputs": inputs, "outputs": outputs}
 
 
-def build(out, target, only):
+def build(out, target, only, small=False):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
-    for entry in suite():
+    for entry in smoke() if small else suite():
         if only and entry["id"] not in only:
             continue
         d = os.path.join(out, entry["id"])
@@ -202,17 +221,19 @@ def main():
     if len(args) < 2 or args[0] != "build":
         print(__doc__)
         return 2
-    out, target, only = args[1], "cuda", None
+    out, target, only, small = args[1], "cuda", None, False
     rest = args[2:]
     while rest:
-        if rest[0] == "--target" and len(rest) > 1:
+        if rest[0] == "--smoke":
+            small, rest = True, rest[1:]
+        elif rest[0] == "--target" and len(rest) > 1:
             target, rest = rest[1], rest[2:]
         elif rest[0] == "--only" and len(rest) > 1:
             only, rest = set(rest[1].split(",")), rest[2:]
         else:
             print(__doc__)
             return 2
-    return 1 if build(out, target, only) else 0
+    return 1 if build(out, target, only, small) else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Runs the benchmark suite built by suite.py, each program next to its
+PyTorch baselines in the same process run (../shared/guide/benchmarks.md).
+
+usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
+              [--results FILE.json]
+
+For each DIR/<id>: makes the weights the build left behind (seeded random
+values, like datc --random-weights: norm scales 1, biases 0, the rest
+N(0, 0.02²)) and seeded random inputs; times the program (`prog --repeat`,
+median of several runs); times the baselines from dat_torch.py — eager,
+torch.compile, and F.scaled_dot_product_attention for standard attention —
+with CUDA events (median of several measurements after warm-up) on the same
+weights and inputs; compares the program's output with eager's (a relative
+error above 1e-3 is an error: the run is also a check of the GPU code);
+records the baseline's peak memory. Writes the results as JSON and prints a
+Markdown table for BENCHMARKS.md.
+
+`--device cpu` runs the same flow with CPU programs (suite.py build
+--target cpu) to check the script itself; its times mean nothing.
+"""
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dat_torch  # noqa: E402
+import safetensors_io  # noqa: E402
+
+PEAK_FP32 = 67e12  # H200 CUDA-core fp32, guide/benchmarks.md
+PEAK_BF16 = 790e12  # H200 dense bf16 tensor cores, measured
+# Both sides compute in fp32; the error is relative to the output's largest
+# magnitude.
+NUMERICS_LIMIT = 1e-3
+
+
+def random_weights(spec, seed):
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, info in sorted(spec.items()):
+        shape = info["shape"]
+        if len(shape) == 1 and name.endswith((".weight", ".scale")):
+            t = torch.ones(shape)
+        elif len(shape) == 1 and name.endswith(".bias"):
+            t = torch.zeros(shape)
+        else:
+            t = torch.randn(shape, generator=g) * 0.02
+        out[name] = ("F32", shape, t.numpy().tobytes())
+    return out
+
+
+def make_inputs(entry, seed):
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, info in entry["inputs"].items():
+        shape, fill = info["shape"], info.get("fill", "")
+        if info.get("dtype", "float32") == "int64":
+            if fill == "arange":
+                t = torch.arange(shape[-1]).expand(shape).contiguous()
+            else:
+                vocab = int(fill.split(":")[1]) if fill.startswith("tokens:") else 2
+                t = torch.randint(0, vocab, shape, generator=g)
+            out["input." + name] = ("I64", shape, t.numpy().tobytes())
+        else:
+            t = torch.randn(shape, generator=g)
+            out["input." + name] = ("F32", shape, t.numpy().tobytes())
+    return out
+
+
+def time_program(prog, inputs, repeat, runs=3):
+    times = []
+    for _ in range(runs):
+        r = subprocess.run([prog, "--input", inputs, "--repeat", str(repeat)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr.strip() or r.stdout.strip())
+        m = re.search(r"([0-9.]+) ms per run", r.stdout)
+        times.append(float(m.group(1)))
+    return statistics.median(times)
+
+
+def time_fn(fn, device, repeat, runs=5):
+    """Median ms per call of fn() over `runs` measurements of `repeat` calls."""
+    for _ in range(2):
+        fn()
+    times = []
+    for _ in range(runs):
+        if device == "cuda":
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(repeat):
+                fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / repeat)
+        else:
+            t0 = time.perf_counter()
+            for _ in range(repeat):
+                fn()
+            times.append((time.perf_counter() - t0) * 1e3 / repeat)
+    return statistics.median(times)
+
+
+def run_entry(d, device, repeat):
+    entry = json.load(open(os.path.join(d, "entry.json")))
+    prog = os.path.join(d, "prog")
+    weights_path = prog + ".weights"
+    if not os.path.exists(weights_path):
+        spec = json.load(open(os.path.join(d, "weights.json")))
+        safetensors_io.write(weights_path, random_weights(spec, 1))
+    inputs_path = os.path.join(d, "input.safetensors")
+    safetensors_io.write(inputs_path, make_inputs(entry, 2))
+    result = {"id": entry["id"], "module": entry["module"], "dtype": "fp32",
+              "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
+              "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
+
+    out_path = os.path.join(d, "output.safetensors")
+    r = subprocess.run([prog, "--input", inputs_path, "--output", out_path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        result["error"] = r.stderr.strip()
+        return result
+    result["dat_ms"] = time_program(prog, inputs_path, repeat)
+    if entry.get("flops"):
+        result["dat_tflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e12
+        result["dat_fraction_of_fp32_peak"] = result["dat_tflops"] * 1e12 / PEAK_FP32
+        result["dat_fraction_of_bf16_peak"] = result["dat_tflops"] * 1e12 / PEAK_BF16
+
+    fn = dat_torch.MODULES.get(entry["module"])
+    if fn is None or not entry.get("baselines"):
+        result["baselines"] = "none yet"
+        return result
+    W = {k: safetensors_io.to_torch(v, device) for k, v in
+         safetensors_io.read(weights_path).items()}
+    shared = True
+    for name, shape in entry.get("baseline_weights", {}).items():
+        if name not in W:  # the program holds a derived form instead
+            W[name] = torch.randn(shape, device=device) * 0.02
+            shared = False
+    io = {k[len("input."):]: safetensors_io.to_torch(v, device)
+          for k, v in safetensors_io.read(inputs_path).items()}
+    kw, call = entry["kwargs"], entry.get("call", {})
+    variants = {"eager": lambda: fn(W, kw, call, io)["y"]}
+    if "compile" in entry["baselines"] and hasattr(torch, "compile"):
+        compiled = torch.compile(lambda: fn(W, kw, call, io)["y"])
+        variants["compile"] = compiled
+    if "sdpa" in entry["baselines"] and hasattr(torch.nn.functional,
+                                                "scaled_dot_product_attention"):
+        variants["sdpa"] = lambda: fn(W, kw, call, io, sdpa=True)["y"]
+    with torch.no_grad():
+        for name, f in variants.items():
+            try:
+                if device == "cuda":
+                    torch.cuda.empty_cache()
+                    torch.cuda.reset_peak_memory_stats()
+                result[name + "_ms"] = time_fn(f, device, max(1, repeat // 2))
+                result[name + "_speedup_of_dat"] = result[name + "_ms"] / result["dat_ms"]
+                if device == "cuda":
+                    result[name + "_peak_bytes"] = torch.cuda.max_memory_allocated()
+            except Exception as e:  # out of memory, no compiler, ...
+                result[name + "_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+        if shared:
+            want = variants["eager"]().float().cpu()
+            got = safetensors_io.to_torch(
+                safetensors_io.read(out_path)["output.y"]).reshape(want.shape)
+            err = float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
+            result["max_rel_error_vs_eager"] = err
+            if not err <= NUMERICS_LIMIT:
+                result["error"] = "dat and eager differ: max relative error %.3g" % err
+        else:
+            result["max_rel_error_vs_eager"] = "n/a (dat folds weights the baseline draws afresh)"
+    return result
+
+
+def table(results):
+    rows = ["| id | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) | compile ms (×) "
+            "| SDPA ms (×) | eager peak MiB | max rel err |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        if "dat_ms" not in r:
+            rows.append("| %s | error: %s | | | | | | |" % (r["id"], r["error"][:80]))
+            continue
+
+        def base(name):
+            if name + "_ms" in r:
+                return "%.3f (%.2f×)" % (r[name + "_ms"], r[name + "_speedup_of_dat"])
+            return r.get(name + "_error", "—")[:40]
+        tf = ("%.1f (%.1f%% / %.1f%%)" % (r["dat_tflops"], 100 * r["dat_fraction_of_fp32_peak"],
+                                            100 * r["dat_fraction_of_bf16_peak"])
+              if "dat_tflops" in r else "—")
+        peak = r.get("eager_peak_bytes")
+        err = r.get("max_rel_error_vs_eager", "—")
+        if "error" in r:
+            err = "**%s**" % r["error"]
+        elif isinstance(err, float):
+            err = "%.2g" % err
+        rows.append("| %s | %.3f | %s | %s | %s | %s | %s | %s |" % (
+            r["id"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
+            "%.0f" % (peak / 2**20) if peak else "—", err))
+    return "\n".join(rows)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        print(__doc__)
+        return 2
+    root, device, only, repeat = args[0], "cuda", None, 10
+    results_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                                datetime.date.today().isoformat() + "-suite.json")
+    rest = args[1:]
+    while rest:
+        key, value, rest = rest[0], rest[1] if len(rest) > 1 else None, rest[2:]
+        if key == "--device":
+            device = value
+        elif key == "--only":
+            only = set(value.split(","))
+        elif key == "--repeat":
+            repeat = int(value)
+        elif key == "--results":
+            results_path = value
+        else:
+            print(__doc__)
+            return 2
+    machine = {"device": device, "torch": torch.__version__}
+    if device == "cuda":
+        machine["gpu"] = torch.cuda.get_device_name()
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True)
+        machine["driver"] = smi.stdout.strip()
+    results = []
+    for name in sorted(os.listdir(root)):
+        d = os.path.join(root, name)
+        if not os.path.isfile(os.path.join(d, "entry.json")) or (only and name not in only):
+            continue
+        print("running %s" % name, file=sys.stderr, flush=True)
+        results.append(run_entry(d, device, repeat))
+    os.makedirs(os.path.dirname(os.path.abspath(results_path)), exist_ok=True)
+    with open(results_path, "w") as f:
+        json.dump({"date": datetime.datetime.now().isoformat(), "machine": machine,
+                   "results": results}, f, indent=1)
+    print(table(results))
+    print("\nresults: %s" % results_path, file=sys.stderr)
+    return 1 if any("error" in r for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
