@@ -8,7 +8,7 @@ usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
 
 `build` (on the build machine, which has datc) writes, per suite entry,
 OUT/<id>/config.json and the program OUT/<id>/prog compiled by datc with
-seeded random weights. Weight files over 8 MiB are not carried to the GPU
+seeded random weights. Weight files over 1 MiB are not carried to the GPU
 machine: their header is kept as OUT/<id>/weights.json and run.py
 regenerates seeded random values there (programs with weights derived at
 compile time keep theirs). Inputs are made on the GPU machine by run.py.
@@ -24,7 +24,7 @@ import safetensors_io  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-CARRY_LIMIT = 8 << 20
+CARRY_LIMIT = 1 << 20
 
 
 def _attention(d_head, n, causal, b=4, h=16):
