@@ -6,7 +6,9 @@
 #                                        build/cuda-golden), with its inputs
 #   scripts/cuda-golden.sh run [DIR]     there: run each program on its
 #                                        inputs and compare (python3) like
-#                                        `datc check`; exit 0 only if all pass
+#                                        `datc check`, then run it again and
+#                                        require the same bytes (determinism);
+#                                        exit 0 only if all pass
 #
 # Where one machine has both a GPU and MLIR, `datc check CASE --target cuda`
 # (test/Integration/CUDA/golden.test) does the same in one step.
@@ -44,10 +46,20 @@ run)
       failed=$((failed + 1))
       continue
     fi
-    python3 "$compare" "$case_dir/config.json" "$case_dir/io.safetensors" \
-      "$case_dir/result.safetensors" || failed=$((failed + 1))
+    if ! python3 "$compare" "$case_dir/config.json" "$case_dir/io.safetensors" \
+        "$case_dir/result.safetensors"; then
+      failed=$((failed + 1))
+      continue
+    fi
+    # Determinism: a second run must give the same bytes.
+    "$case_dir/program" --input "$case_dir/io.safetensors" \
+      --output "$case_dir/again.safetensors"
+    if ! cmp -s "$case_dir/result.safetensors" "$case_dir/again.safetensors"; then
+      echo "FAIL $name (a second run gave different outputs)"
+      failed=$((failed + 1))
+    fi
   done
-  echo "$((total - failed)) of $total golden cases pass on the GPU"
+  echo "$((total - failed)) of $total golden cases pass on the GPU (and repeat bitwise)"
   [ "$failed" -eq 0 ]
   ;;
 *)
