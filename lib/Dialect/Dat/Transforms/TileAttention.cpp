@@ -33,9 +33,17 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
                                          Builder &b) {
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0),
                rows = b.getIndexAttr(queryTile);
-  if (isa<AttentionOp>(op)) // (b, h, i, e)
+  // (b, h, i, e): plain attention also splits over heads, one group of
+  // query heads sharing a key/value head per tile — more tiles for the
+  // GPU's blocks, each a head group's smaller working set.
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    if (std::optional<int64_t> group = attention.getGroupSize())
+      return {one, b.getIndexAttr(*group), rows, zero};
+  if (isa<AttentionOp>(op))
     return {one, zero, rows, zero};
-  return {one, rows}; // (b, i)
+  // (b, i): relational attention shares relations among its heads, HYLA
+  // normalizes across them, so their tiles keep every head.
+  return {one, rows};
 }
 
 /// Producers worth recomputing per tile: per-position rotations (RoPE,

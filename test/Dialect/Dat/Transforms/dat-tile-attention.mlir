@@ -11,21 +11,22 @@
 // RUN: | FileCheck %s --check-prefix=BAD
 // BAD: error: dat-tile-attention: query-tile and key-tile must be positive, got 0 and 64
 
-// Query tiles are an scf.forall over (batch, query block) with every head;
+// Query tiles are an scf.forall over (batch, head group, query block): a
+// tile holds the 4 query heads that share one key/value head (8 over 2);
 // the keys a causal tile can see, min(256, rows + offset), bound the loop
 // over key blocks, which carries the row max, the row sum and the
 // accumulator.
 // CHECK-LABEL: func.func @attention_causal_gqa
-// CHECK: scf.forall (%[[B:.+]], %[[I:.+]]) = (0, 0) to (2, 256) step (1, 64)
+// CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[I:[a-z0-9]+]]) = (0, 0, 0) to (2, 8, 256) step (1, 4, 64)
 // CHECK:   %[[BOUND:.+]] = affine.min
-// CHECK:   scf.for %[[J:.+]] = %{{.+}} to %[[BOUND]] step %{{.+}} iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64x16xf32>)
-// CHECK:     tensor.extract_slice %{{.+}}[%[[B]], 0, %[[J]], 0] [1, 2, %{{.+}}, 32]
+// CHECK:   scf.for %[[J:.+]] = %{{.+}} to %[[BOUND]] step %{{.+}} iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<1x4x64xf32>, tensor<1x4x64xf32>, tensor<1x4x64x16xf32>)
+// CHECK:     tensor.extract_slice %{{.+}}[%[[B]], %{{.+}}, %[[J]], 0] [1, 1, %{{.+}}, 32]
 // CHECK:     arith.maximumf
 // CHECK:     math.exp
 // CHECK:     scf.yield
 // CHECK:   tensor.parallel_insert_slice
 // NONN-LABEL: func.func @attention_causal_gqa
-// NONN: tensor<1x8x64x?xf32>
+// NONN: tensor<1x4x64x?xf32>
 func.func @attention_causal_gqa(%q: tensor<2x8x256x32xf32>, %k: tensor<2x2x256x32xf32>,
                                 %v: tensor<2x2x256x16xf32>, %o: tensor<2x8x256x16xf32>)
     -> tensor<2x8x256x16xf32> {
@@ -161,16 +162,16 @@ func.func @relational_relative(%q: tensor<1x4x256x8xf32>, %k: tensor<1x2x256x8xf
 // -----
 
 // Prologue fusion: RoPE and the transpose to [B,H,L,K] run per query tile
-// (64 rows) and per key block (32 keys), not on the whole [2,256,·,32]
-// tensors, which no longer exist.
+// (64 rows of a 4-head group) and per key block (32 keys of its kv head),
+// not on the whole [2,256,·,32] tensors, which no longer exist.
 // CHECK-LABEL: func.func @rope_prologue
 // CHECK-NOT: dat.rope {{.*}} -> tensor<2x256
 // CHECK: scf.forall
-// CHECK:   dat.rope {{.*}} : tensor<1x64x8x32xf32>, tensor<64x16xf32>
-// CHECK:   linalg.transpose ins(%{{.+}} : tensor<1x64x8x32xf32>)
+// CHECK:   dat.rope {{.*}} : tensor<1x64x4x32xf32>, tensor<64x16xf32>
+// CHECK:   linalg.transpose ins(%{{.+}} : tensor<1x64x4x32xf32>)
 // CHECK:   scf.for
-// CHECK:     dat.rope {{.*}} : tensor<1x?x2x32xf32>, tensor<?x16xf32>
-// CHECK:     linalg.transpose ins(%{{.+}} : tensor<1x?x2x32xf32>)
+// CHECK:     dat.rope {{.*}} : tensor<1x?x1x32xf32>, tensor<?x16xf32>
+// CHECK:     linalg.transpose ins(%{{.+}} : tensor<1x?x1x32xf32>)
 // CHECK-NOT: dat.rope
 // NONN-LABEL: func.func @rope_prologue
 func.func @rope_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x2x32xf32>, %v: tensor<2x2x256x16xf32>,
@@ -190,12 +191,13 @@ func.func @rope_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x2x32xf32>,
 // -----
 
 // Per-token rotary tables (APE's maps in rotary form) follow their tiles:
-// the query tile's rows and the key block's rows, every head, batch 1 kept.
+// the query tile's rows and the key block's rows, the tile's head, batch 1
+// kept.
 // CHECK-LABEL: func.func @rope_per_token_prologue
 // CHECK: scf.forall
-// CHECK:   dat.rope {{.*}} : tensor<1x64x8x32xf32>, tensor<1x64x8x16xf32>
+// CHECK:   dat.rope {{.*}} : tensor<1x64x1x32xf32>, tensor<1x64x1x16xf32>
 // CHECK:   scf.for
-// CHECK:     dat.rope {{.*}} : tensor<1x?x8x32xf32>, tensor<1x?x8x16xf32>
+// CHECK:     dat.rope {{.*}} : tensor<1x?x1x32xf32>, tensor<1x?x1x16xf32>
 // CHECK-NOT: dat.rope
 // NONN-LABEL: func.func @rope_per_token_prologue
 func.func @rope_per_token_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x8x32xf32>, %v: tensor<2x8x256x16xf32>,
