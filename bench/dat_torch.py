@@ -237,7 +237,67 @@ def ape_selfmha(W, kw, call, inputs, kind):
     return {"y": _linear(o, W, "mha.out", True), "scores": s, "maps": maps}
 
 
+def _sub(W, prefix):
+    return {k[len(prefix):]: v for k, v in W.items() if k.startswith(prefix)}
+
+
+def _norm(x, W, name, norm_type):
+    if norm_type == "rmsnorm":
+        return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-5) * W[name + ".weight"]
+    if norm_type == "none":
+        return x
+    return F.layer_norm(x, x.shape[-1:], W[name + ".weight"], W.get(name + ".bias"), 1e-5)
+
+
+def _feed_forward(x, W, act, bias):
+    """FeedForwardBlock (spec 1.3), weights relative to the block."""
+    h = _linear(x, W, "linear1", bias)
+    if act == "swiglu":
+        h = F.silu(h) * _linear(x, W, "linear3", bias)
+    else:
+        h = _ACT[act](h)
+    return _linear(h, W, "linear2", bias)
+
+
+def vision_transformer(W, kw, call, inputs):
+    """VisionTransformer (spec 7.3): patches in (row, col, channel) order,
+    LayerNorm → Linear → LayerNorm, cls token first, learned positions,
+    EncoderBlocks (non-causal), no final norm, cls or mean pooling."""
+    img = inputs["image"]
+    B, C, S1, S2 = img.shape
+    P1, P2 = kw["patch_size"]
+    D, H = kw["d_model"], kw["n_heads"]
+    norm_type, bias = kw.get("norm_type", "layernorm"), kw.get("bias", True)
+    x = img.view(B, C, S1 // P2, P2, S2 // P1, P1).permute(0, 2, 4, 3, 5, 1)
+    x = x.reshape(B, (S1 // P2) * (S2 // P1), P1 * P2 * C)
+    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.1.weight"],
+                     W["to_patch_embedding.1.bias"], 1e-5)
+    x = _linear(x, W, "to_patch_embedding.2", True)
+    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.3.weight"],
+                     W["to_patch_embedding.3.bias"], 1e-5)
+    x = torch.cat([W["cls_token"].expand(B, 1, D), x], dim=1)
+    x = x + W["pos_embedding"][:, :x.shape[1]]
+    attn_kw = {"d_model": D, "n_heads": H, "add_bias_out": bias}
+    for l in range(kw["n_layers"]):
+        blk = _sub(W, "encoder_blocks.%d." % l)
+
+        def attn(t):
+            return attention(_sub(blk, "self_attn."), attn_kw, {}, {"x": t})["y"]
+
+        def ffn(t):
+            return _feed_forward(t, _sub(blk, "ff_block."), kw["activation"], bias)
+        if kw.get("norm_first", True):
+            x = x + attn(_norm(x, blk, "norm1", norm_type))
+            x = x + ffn(_norm(x, blk, "norm2", norm_type))
+        else:
+            x = _norm(x + attn(x), blk, "norm1", norm_type)
+            x = _norm(x + ffn(x), blk, "norm2", norm_type)
+    pooled = x[:, 0] if kw.get("pool", "cls") == "cls" else x.mean(1)
+    return {"logits": _linear(pooled, W, "final_out", True)}
+
+
 MODULES = {
+    "VisionTransformer": vision_transformer,
     "Attention": attention,
     "RelationalAttention": relational_attention,
     "MultiHeadDotProductAttention": hyla,

@@ -148,13 +148,14 @@ def run_entry(d, device, repeat):
     io = {k[len("input."):]: safetensors_io.to_torch(v, device)
           for k, v in safetensors_io.read(inputs_path).items()}
     kw, call = entry["kwargs"], entry.get("call", {})
-    variants = {"eager": lambda: fn(W, kw, call, io)["y"]}
+    out = next(iter(entry["outputs"]))
+    variants = {"eager": lambda: fn(W, kw, call, io)[out]}
     if "compile" in entry["baselines"] and hasattr(torch, "compile"):
-        compiled = torch.compile(lambda: fn(W, kw, call, io)["y"])
+        compiled = torch.compile(lambda: fn(W, kw, call, io)[out])
         variants["compile"] = compiled
     if "sdpa" in entry["baselines"] and hasattr(torch.nn.functional,
                                                 "scaled_dot_product_attention"):
-        variants["sdpa"] = lambda: fn(W, kw, call, io, sdpa=True)["y"]
+        variants["sdpa"] = lambda: fn(W, kw, call, io, sdpa=True)[out]
     with torch.no_grad():
         for name, f in variants.items():
             try:
@@ -174,7 +175,7 @@ def run_entry(d, device, repeat):
             if ran:
                 want = variants[ran[0]]().float().cpu()
                 got = safetensors_io.to_torch(
-                    safetensors_io.read(out_path)["output.y"]).reshape(want.shape)
+                    safetensors_io.read(out_path)["output." + out]).reshape(want.shape)
                 err = float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
                 result["max_rel_error_vs_" + ran[0]] = err
                 result["max_rel_error_vs_eager"] = err if ran[0] == "eager" else \

@@ -125,14 +125,18 @@ def _model(example, entry_id, inputs):
 
 
 def smoke():
-    """The kernels at tiny sizes, to check the scripts on any machine; the
-    models are left out."""
+    """The kernels and ViT at tiny sizes, to check the scripts on any
+    machine."""
     entries = [_attention(16, 48, causal, b=1, h=4) for causal in (False, True)]
     entries += [_relational(40, act, False, b=1, d=64, h=4, r=4)
                 for act in ("identity", "relu")]
     entries.append(_relational(40, "identity", True, b=1, d=64, h=4, r=4))
     entries.append(_hyla(32, b=1, h=4, dh=8))
     entries += [_ape(kind, 40, h=2, dh=8) for kind in ("Sequential", "Branching")]
+    vit = _model("vit.json", "M3-vit", {"image": {"shape": [2, 3, 32, 32]}})
+    vit["outputs"] = {"logits": {"shape": [2, 10]}}
+    vit["baselines"] = ["eager", "compile"]
+    entries.append(vit)
     for e in entries:
         e["id"] += "-smoke"
     return entries
@@ -162,6 +166,7 @@ def suite():
                           "num_classes": 1000, "d_model": 768, "n_layers": 12,
                           "n_heads": 12, "dff": 3072})
     vit["outputs"] = {"logits": {"shape": [64, 1000]}}
+    vit["baselines"] = ["eager", "compile"]
     entries.append(vit)
     return entries
 
