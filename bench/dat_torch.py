@@ -263,20 +263,9 @@ def vision_transformer(W, kw, call, inputs):
     """VisionTransformer (spec 7.3): patches in (row, col, channel) order,
     LayerNorm → Linear → LayerNorm, cls token first, learned positions,
     EncoderBlocks (non-causal), no final norm, cls or mean pooling."""
-    img = inputs["image"]
-    B, C, S1, S2 = img.shape
-    P1, P2 = kw["patch_size"]
     D, H = kw["d_model"], kw["n_heads"]
     norm_type, bias = kw.get("norm_type", "layernorm"), kw.get("bias", True)
-    x = img.view(B, C, S1 // P2, P2, S2 // P1, P1).permute(0, 2, 4, 3, 5, 1)
-    x = x.reshape(B, (S1 // P2) * (S2 // P1), P1 * P2 * C)
-    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.1.weight"],
-                     W["to_patch_embedding.1.bias"], 1e-5)
-    x = _linear(x, W, "to_patch_embedding.2", True)
-    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.3.weight"],
-                     W["to_patch_embedding.3.bias"], 1e-5)
-    x = torch.cat([W["cls_token"].expand(B, 1, D), x], dim=1)
-    x = x + W["pos_embedding"][:, :x.shape[1]]
+    x = _patch_embedding(W, kw, inputs["image"])
     attn_kw = {"d_model": D, "n_heads": H, "add_bias_out": bias}
     for l in range(kw["n_layers"]):
         blk = _sub(W, "encoder_blocks.%d." % l)
@@ -296,7 +285,132 @@ def vision_transformer(W, kw, call, inputs):
     return {"logits": _linear(pooled, W, "final_out", True)}
 
 
+def rope_tables(dim, length, device, theta=10000.0):
+    """precompute_freqs_cis (spec 1.4), in float32 like the reference."""
+    k = torch.arange(0, dim, 2, dtype=torch.float32) / torch.tensor(float(dim))
+    omega = 1.0 / (torch.tensor(theta, dtype=torch.float32) ** k)
+    angles = torch.arange(length, dtype=torch.float32)[:, None] * omega[None, :]
+    return torch.cos(angles).to(device), torch.sin(angles).to(device)
+
+
+def _retrieve_symbols(W, kind, skw, x):
+    """The symbol retrievers of spec section 4 (weights relative to one)."""
+    B, L, D = x.shape
+    if kind == "symbolic_attention":
+        H = skw["n_heads"]
+        dh = D // H
+        c = skw.get("scale") or 1.0 / math.sqrt(dh)
+        q = _linear(x, W, "q_proj", True).view(B, L, H, dh)
+        keys = W["template_features"].view(-1, H, dh)
+        vals = W["symbol_library"].view(-1, H, dh)
+        a = torch.softmax(c * torch.einsum("blhd,shd->blhs", q, keys), dim=-1)
+        return torch.einsum("blhs,shd->blhd", a, vals).reshape(B, L, D)
+    if kind == "positional_symbols":
+        return W["symbol_library.weight"][:L].expand(B, L, -1)
+    if kind == "position_relative":
+        M = skw["max_rel_pos"]
+        rel = torch.arange(L)[None, :] - torch.arange(L)[:, None]
+        return W["rel_pos_enc.rel_pos_embeddings"][(rel.clamp(-M, M) + M).to(x.device)]
+    raise ValueError("symbol retrieval %r is not in the baselines" % kind)
+
+
+def _dual_block(W, kw, x, symbols, causal, tables):
+    """DualAttnEncoderBlock (spec 6.2) with DualAttention (spec 5)."""
+    D = kw["d_model"]
+    n_sa, n_ra = kw["n_heads_sa"], kw["n_heads_ra"]
+    norm_type = kw.get("norm_type", "layernorm")
+    extra = {} if tables is None else {"freqs_cos": tables[0], "freqs_sin": tables[1]}
+
+    def dual(t):
+        parts = []
+        if n_sa:
+            sa = dict(kw.get("sa_kwargs") or {}, d_model=D, n_heads=n_sa,
+                      total_n_heads=n_sa + n_ra)
+            parts.append(attention(_sub(W, "dual_attn.self_attention."), sa,
+                                   {"is_causal": causal}, dict(extra, x=t))["y"])
+        if n_ra:
+            ra = dict(kw.get("ra_kwargs") or {}, d_model=D, n_heads=n_ra,
+                      total_n_heads=n_sa + n_ra)
+            parts.append(relational_attention(
+                _sub(W, "dual_attn.relational_attention."), ra, {"is_causal": causal},
+                dict(extra, x=t, symbols=symbols))["y"])
+        return torch.cat(parts, dim=-1)
+
+    def ffn(t):
+        return _feed_forward(t, _sub(W, "ff_block."), kw["activation"], True)
+    if kw.get("norm_first", True):
+        x = x + dual(_norm(x, W, "norm1", norm_type))
+        return x + ffn(_norm(x, W, "norm2", norm_type))
+    x = _norm(x + dual(x), W, "norm1", norm_type)
+    return _norm(x + ffn(x), W, "norm2", norm_type)
+
+
+def _tied(W, name, *aliases):
+    for n in (name,) + aliases:
+        if n in W:
+            return W[n]
+    raise KeyError(name)
+
+
+def dat_language_model(W, kw, call, inputs):
+    """DualAttnTransformerLM (spec 7.1): tied embedding and head, symbols
+    retrieved from the residual stream before every block, causal blocks,
+    final norm."""
+    if any(k.startswith("layers.") for k in W):
+        W = _sub(W, "layers.")
+    idx = inputs["idx"]
+    B, T = idx.shape
+    D = kw["d_model"]
+    x = _tied(W, "token_embedder.weight", "final_out.weight")[idx]
+    tables = None
+    if kw.get("pos_enc_type", "pos_emb") == "RoPE":
+        tables = rope_tables(D // (kw["n_heads_sa"] + kw["n_heads_ra"]), T, x.device)
+        tables = tuple(t.to(x.dtype) for t in tables)
+    else:
+        x = x + W["positional_embedder.weight"][:T]
+    kind = kw.get("symbol_retrieval", "symbolic_attention")
+    for l in range(kw["n_layers"]):
+        retriever = _sub(W, "symbol_retrievers.%d." % l) or _sub(W, "symbol_retrievers.0.")
+        symbols = _retrieve_symbols(retriever, kind, kw["symbol_retrieval_kwargs"], x)
+        x = _dual_block(_sub(W, "blocks.%d." % l), kw, x, symbols, True, tables)
+    x = _norm(x, W, "norm", kw.get("norm_type", "layernorm"))
+    return {"logits": x @ _tied(W, "final_out.weight", "token_embedder.weight").T}
+
+
+def _patch_embedding(W, kw, img):
+    """The vision models' front end (spec 7.3): patches in (row, col,
+    channel) order, LayerNorm → Linear → LayerNorm, cls token first, learned
+    positions."""
+    B, C, S1, S2 = img.shape
+    P1, P2 = kw["patch_size"]
+    D = kw["d_model"]
+    x = img.view(B, C, S1 // P2, P2, S2 // P1, P1).permute(0, 2, 4, 3, 5, 1)
+    x = x.reshape(B, (S1 // P2) * (S2 // P1), P1 * P2 * C)
+    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.1.weight"],
+                     W["to_patch_embedding.1.bias"], 1e-5)
+    x = _linear(x, W, "to_patch_embedding.2", True)
+    x = F.layer_norm(x, x.shape[-1:], W["to_patch_embedding.3.weight"],
+                     W["to_patch_embedding.3.bias"], 1e-5)
+    x = torch.cat([W["cls_token"].expand(B, 1, D), x], dim=1)
+    return x + W["pos_embedding"][:, :x.shape[1]]
+
+
+def vision_dat(W, kw, call, inputs):
+    """VisionDualAttnTransformer (spec 7.3): one symbol retriever re-applied
+    to the stream before every (non-causal) dual-attention block."""
+    x = _patch_embedding(W, kw, inputs["image"])
+    retriever = _sub(W, "symbol_retriever.")
+    for l in range(kw["n_layers"]):
+        symbols = _retrieve_symbols(retriever, kw["symbol_retrieval"],
+                                    kw["symbol_retrieval_kwargs"], x)
+        x = _dual_block(_sub(W, "encoder_blocks.%d." % l), kw, x, symbols, False, None)
+    pooled = x[:, 0] if kw.get("pool", "cls") == "cls" else x.mean(1)
+    return {"logits": _linear(pooled, W, "final_out", True)}
+
+
 MODULES = {
+    "DualAttnTransformerLM": dat_language_model,
+    "VisionDualAttnTransformer": vision_dat,
     "VisionTransformer": vision_transformer,
     "Attention": attention,
     "RelationalAttention": relational_attention,

@@ -120,7 +120,7 @@ def _model(example, entry_id, inputs):
     cfg.pop("name", None)
     cfg["inputs"] = inputs
     cfg.update({"id": entry_id, "flops": None, "flop_formula": None,
-                "baselines": []})
+                "baselines": ["eager", "compile"]})
     return cfg
 
 
@@ -135,7 +135,6 @@ def smoke():
     entries += [_ape(kind, 40, h=2, dh=8) for kind in ("Sequential", "Branching")]
     vit = _model("vit.json", "M3-vit", {"image": {"shape": [2, 3, 32, 32]}})
     vit["outputs"] = {"logits": {"shape": [2, 10]}}
-    vit["baselines"] = ["eager", "compile"]
     entries.append(vit)
     for e in entries:
         e["id"] += "-smoke"
@@ -166,7 +165,6 @@ def suite():
                           "num_classes": 1000, "d_model": 768, "n_layers": 12,
                           "n_heads": 12, "dff": 3072})
     vit["outputs"] = {"logits": {"shape": [64, 1000]}}
-    vit["baselines"] = ["eager", "compile"]
     entries.append(vit)
     return entries
 
