@@ -7,7 +7,7 @@ usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
 
 For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
-N(0, 0.02²)) and seeded random inputs; times the program (`prog --repeat`,
+N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program (`prog --repeat`,
 median of several runs); times the baselines from dat_torch.py — eager,
 torch.compile, and F.scaled_dot_product_attention for standard attention —
 with CUDA events (median of several measurements after warm-up) on the same
@@ -46,7 +46,11 @@ def random_weights(spec, seed):
     out = {}
     for name, info in sorted(spec.items()):
         shape = info["shape"]
-        if len(shape) == 1 and name.endswith((".weight", ".scale")):
+        if name in ("rope.freqs_cos", "rope.freqs_sin"):
+            # Derived by datc from nothing but the shape: the real tables.
+            cos, sin = dat_torch.rope_tables(2 * shape[1], shape[0], "cpu")
+            t = cos if name.endswith("cos") else sin
+        elif len(shape) == 1 and name.endswith((".weight", ".scale")):
             t = torch.ones(shape)
         elif len(shape) == 1 and name.endswith(".bias"):
             t = torch.zeros(shape)

@@ -2,9 +2,12 @@
 """The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
 
 usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
+                         [--carry-limit BYTES]
        suite.py list
 
-`--smoke` builds the kernels at tiny sizes (to check the scripts anywhere).
+`--smoke` builds the kernels and two models at tiny sizes (to check the
+scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
+file kept.
 
 `build` (on the build machine, which has datc) writes, per suite entry,
 OUT/<id>/config.json and the program OUT/<id>/prog compiled by datc with
@@ -125,14 +128,18 @@ def _model(example, entry_id, inputs):
 
 
 def smoke():
-    """The kernels and ViT at tiny sizes, to check the scripts on any
-    machine."""
+    """The kernels, a DAT LM and a ViT at tiny sizes, to check the scripts
+    on any machine."""
     entries = [_attention(16, 48, causal, b=1, h=4) for causal in (False, True)]
     entries += [_relational(40, act, False, b=1, d=64, h=4, r=4)
                 for act in ("identity", "relu")]
     entries.append(_relational(40, "identity", True, b=1, d=64, h=4, r=4))
     entries.append(_hyla(32, b=1, h=4, dh=8))
     entries += [_ape(kind, 40, h=2, dh=8) for kind in ("Sequential", "Branching")]
+    lm = _model("tiny-dat-lm.json", "M1-dat-lm", {"idx": {
+        "shape": [2, 16], "dtype": "int64", "fill": "tokens:97"}})
+    lm["outputs"] = {"logits": {"shape": [2, 16, 97]}}
+    entries.append(lm)
     vit = _model("vit.json", "M3-vit", {"image": {"shape": [2, 3, 32, 32]}})
     vit["outputs"] = {"logits": {"shape": [2, 10]}}
     entries.append(vit)
@@ -180,7 +187,7 @@ def config_of(entry):
             "inputs": inputs, "outputs": outputs}
 
 
-def build(out, target, only, small=False):
+def build(out, target, only, small=False, carry_limit=CARRY_LIMIT):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
     for entry in smoke() if small else suite():
@@ -202,7 +209,7 @@ def build(out, target, only, small=False):
             continue
         weights = prog + ".weights"
         size = os.path.getsize(weights)
-        if size > CARRY_LIMIT:
+        if size > carry_limit:
             header = {k: {"dtype": v[0], "shape": v[1]}
                       for k, v in safetensors_io.read(weights).items()}
             with open(os.path.join(d, "weights.json"), "w") as f:
@@ -224,11 +231,13 @@ def main():
     if len(args) < 2 or args[0] != "build":
         print(__doc__)
         return 2
-    out, target, only, small = args[1], "cuda", None, False
+    out, target, only, small, limit = args[1], "cuda", None, False, CARRY_LIMIT
     rest = args[2:]
     while rest:
         if rest[0] == "--smoke":
             small, rest = True, rest[1:]
+        elif rest[0] == "--carry-limit" and len(rest) > 1:
+            limit, rest = int(rest[1]), rest[2:]
         elif rest[0] == "--target" and len(rest) > 1:
             target, rest = rest[1], rest[2:]
         elif rest[0] == "--only" and len(rest) > 1:
@@ -236,7 +245,7 @@ def main():
         else:
             print(__doc__)
             return 2
-    return 1 if build(out, target, only, small) else 0
+    return 1 if build(out, target, only, small, limit) else 0
 
 
 if __name__ == "__main__":
