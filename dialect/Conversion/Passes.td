@@ -47,9 +47,10 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     bounds. A loop whose body holds anything else is left alone (the
     per-op kernels handle it).
 
-    With `emulate`, blocks and threads become sequential loops, so the same
-    mapping (index arithmetic, scratch layout, distribution) runs on the CPU
-    and is checked against the golden cases there.
+    With `emulate`, blocks and threads become sequential loops and shared
+    memory one buffer the blocks reuse, so the same mapping (index
+    arithmetic, the shared and scratch layouts, the distribution) runs on
+    the CPU and is checked against the golden cases there.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,

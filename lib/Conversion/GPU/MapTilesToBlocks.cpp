@@ -227,7 +227,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     if (failed(bytes))
       return WalkResult::interrupt();
     TileBuffer buffer{alloc};
-    if (!emulate && sharedBytes + *bytes <= sharedLimit) {
+    if (sharedBytes + *bytes <= sharedLimit) {
       buffer.shared = true;
       buffer.offset = sharedBytes;
       sharedBytes += *bytes;
@@ -270,11 +270,18 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   Block *target;
   Value blockId, threadId, shared;
   Operation *kernel;
+  Value emulatedShared;
   if (emulate) {
+    // Shared memory is one buffer that the (sequential) blocks reuse.
+    if (sharedBytes > 0)
+      emulatedShared = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({sharedBytes}, rewriter.getI8Type()),
+          ValueRange{}, rewriter.getI64IntegerAttr(kAlignment));
     auto blocks = scf::ForOp::create(rewriter, loc, index(0), grid, index(1));
     kernel = blocks;
     target = blocks.getBody();
     blockId = blocks.getInductionVar();
+    shared = emulatedShared;
   } else {
     // Dynamic shared memory: its symbol is 16-byte aligned (a workgroup
     // attribution of i8 would be byte-aligned), and it may exceed 48 KiB.
@@ -305,7 +312,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
 
   // The block's iteration of the forall.
-  if (shared)
+  if (shared && !emulate)
     rewriter.setInsertionPointAfterValue(shared);
   else
     rewriter.setInsertionPointToStart(target);
@@ -334,7 +341,11 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     rewriter.setInsertionPoint(alloc);
     MemRefType type = alloc.getType();
     Value view;
-    if (buffer.shared) {
+    if (buffer.shared && emulate) {
+      view =
+          memref::ViewOp::create(rewriter, alloc.getLoc(), type, shared,
+                                 index(buffer.offset), alloc.getDynamicSizes());
+    } else if (buffer.shared) {
       auto sharedType = MemRefType::get(
           type.getShape(), type.getElementType(), MemRefLayoutAttrInterface{},
           cast<MemRefType>(shared.getType()).getMemorySpace());
@@ -386,10 +397,10 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
 
   rewriter.eraseOp(forall);
-  if (scratch) {
-    rewriter.setInsertionPointAfter(kernel);
-    memref::DeallocOp::create(rewriter, loc, scratch);
-  }
+  rewriter.setInsertionPointAfter(kernel);
+  for (Value buffer : {scratch, emulatedShared})
+    if (buffer)
+      memref::DeallocOp::create(rewriter, loc, buffer);
   return success();
 }
 

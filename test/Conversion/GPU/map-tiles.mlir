@@ -52,11 +52,14 @@
 
 // EMU-LABEL: func.func @tile
 // EMU-NOT: gpu.
+// EMU: %[[SHARED:.+]] = memref.alloc() {alignment = 64 : i64} : memref<192xi8>
 // EMU: scf.for %[[B:[a-z0-9]+]] = %c0{{.*}} to %{{.+}} step %c1
+// EMU:   memref.view %[[SHARED]][%{{.+}}][%{{.+}}] : memref<192xi8> to memref<1x?xf32>
 // EMU:   scf.for %[[T:[a-z0-9]+]] = %c0{{.*}} to %c64 step %c1
 // EMU:     scf.for %{{.+}} = %[[T]] to %{{.+}} step %c64
 // EMU:       math.exp
 // EMU-NOT: gpu.
+// EMU: memref.dealloc %[[SHARED]]
 func.func @tile(%x: memref<2x100xf32>, %y: memref<2x100xf32>, %m: memref<f32>) {
   %zero = arith.constant 0.0 : f32
   scf.forall (%b, %i) = (0, 0) to (2, 100) step (1, 32) {
