@@ -184,8 +184,11 @@ static void useRotaryForm(ModelBuilder &mb, ApeSetup &setup,
     if (cast<RankedTensorType>(p.getType()).getDimSize(0) !=
         cast<RankedTensorType>(positions[0].getType()).getDimSize(0))
       return;
+  // The tables' size, and the compile-time work: a d×d eigenproblem per
+  // primitive (bounded so that an absurd head count cannot stall datc).
   if (d % 2 != 0 || d > maxRotaryDim ||
-      (size + 1) * count * half * 2 > (int64_t(1) << 24))
+      (size + 1) * count * half * 2 > (int64_t(1) << 24) ||
+      count * d * d * d > (int64_t(1) << 30))
     return;
   std::vector<float> primitives =
       mb.weightValues("positional_encoder._primitives", {count, d, d});
