@@ -15,6 +15,8 @@
 #include <cstring>
 #include <map>
 
+extern "C" void mgpuMemFree(void *ptr, void *stream);
+
 namespace datrt {
 
 using cuda::CUdeviceptr;
@@ -52,9 +54,10 @@ const void *visibleToProgram(const void *host, size_t bytes) {
 }
 
 void freeProgramBuffer(void *buffer) {
+  // A result the program allocated goes back to the runtime's block cache
+  // (MgpuRuntime.cpp), for the next run to reuse.
   if (isManaged(buffer))
-    cuda::check(cuda::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(buffer)),
-                "cuMemFree", "a result of the program");
+    mgpuMemFree(buffer, nullptr);
   else
     std::free(buffer);
 }

@@ -35,6 +35,31 @@ std::map<Handle, std::string> &kernelNames() {
 std::string lastKernel = "no kernel launched yet";
 } // namespace
 
+// A program allocates the same buffers on every run (static shapes). Freed
+// blocks are reused by the next allocation of the same kind and size: no
+// driver call, and managed pages that already moved to the GPU stay there
+// (a fresh managed allocation migrates on first touch).
+namespace {
+using BlockKey = std::pair<bool, size_t>; // (host shared, bytes)
+std::multimap<BlockKey, void *> &freeBlocks() {
+  static std::multimap<BlockKey, void *> blocks;
+  return blocks;
+}
+std::map<void *, BlockKey> &liveBlocks() {
+  static std::map<void *, BlockKey> blocks;
+  return blocks;
+}
+void *takeFreeBlock(const BlockKey &key) {
+  auto it = freeBlocks().find(key);
+  if (it == freeBlocks().end())
+    return nullptr;
+  void *p = it->second;
+  freeBlocks().erase(it);
+  liveBlocks()[p] = key;
+  return p;
+}
+} // namespace
+
 extern "C" {
 
 void *mgpuModuleLoad(void *data, int64_t /*size*/) {
@@ -130,19 +155,31 @@ void mgpuEventRecord(void *event, void *stream) {
 }
 
 void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
-  CUdeviceptr p = 0;
   size_t n = bytes ? bytes : 1; // the driver rejects empty allocations
+  BlockKey key{hostShared, n};
+  if (void *reused = takeFreeBlock(key))
+    return reused;
+  CUdeviceptr p = 0;
   if (hostShared)
     check(driver().cuMemAllocManaged(&p, n, /*CU_MEM_ATTACH_GLOBAL=*/1),
           "cuMemAllocManaged", (std::to_string(bytes) + " bytes").c_str());
   else
     check(driver().cuMemAlloc(&p, n), "cuMemAlloc",
           (std::to_string(bytes) + " bytes").c_str());
+  liveBlocks()[reinterpret_cast<void *>(p)] = key;
   return reinterpret_cast<void *>(p);
 }
 
 void mgpuMemFree(void *ptr, void * /*stream*/) {
-  check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+  // Kept for the next allocation of the same kind and size (every launch
+  // has finished: the generated code waits for each).
+  auto it = liveBlocks().find(ptr);
+  if (it == liveBlocks().end()) {
+    check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+    return;
+  }
+  freeBlocks().emplace(it->second, ptr);
+  liveBlocks().erase(it);
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void * /*stream*/) {
