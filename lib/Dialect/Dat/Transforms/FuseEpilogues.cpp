@@ -47,8 +47,22 @@ static linalg::LinalgOp fusableProducer(Value value, Type rootType) {
   return producer;
 }
 
-/// The producers of `root` that its tiling fuses (transitively), or an empty
-/// set when no contraction is among them.
+/// Whether `op` reads `operand` through a projected permutation that keeps
+/// every parallel dim: a row tile of `op` then needs the same rows of the
+/// producer, never all of it (a broadcast would recompute it per tile).
+static bool readsWithoutBroadcast(linalg::LinalgOp op, OpOperand &operand) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  if (!map.isProjectedPermutation())
+    return false;
+  for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel && !map.isFunctionOfDim(dim))
+      return false;
+  return true;
+}
+
+/// The producers of `root` that its tiling fuses (transitively: same shape,
+/// a single use, read without broadcast), or an empty set when no
+/// contraction is among them.
 static SmallPtrSet<Operation *, 8> fusedChain(linalg::LinalgOp root) {
   Type type = root->getResult(0).getType();
   SmallPtrSet<Operation *, 8> chain;
@@ -56,8 +70,10 @@ static SmallPtrSet<Operation *, 8> fusedChain(linalg::LinalgOp root) {
   SmallVector<linalg::LinalgOp> worklist = {root};
   while (!worklist.empty()) {
     linalg::LinalgOp op = worklist.pop_back_val();
-    for (Value operand : op->getOperands())
-      if (linalg::LinalgOp producer = fusableProducer(operand, type))
+    for (OpOperand &operand : op->getOpOperands())
+      if (!readsWithoutBroadcast(op, operand))
+        continue;
+      else if (linalg::LinalgOp producer = fusableProducer(operand.get(), type))
         if (chain.insert(producer).second) {
           contraction |= isContraction(producer);
           worklist.push_back(producer);

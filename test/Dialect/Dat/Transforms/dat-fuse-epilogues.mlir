@@ -85,3 +85,36 @@ func.func @shared_projection(%x: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (t
   } -> tensor<40x32xf32>
   return %act, %lin, %neg : tensor<40x32xf32>, tensor<40x32xf32>, tensor<40x32xf32>
 }
+
+// -----
+
+// The consumer reads the projection's first row for every row (a
+// broadcast): a row tile would need the whole projection, recomputed per
+// tile, so nothing is fused.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#y = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row0 = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @broadcast_read
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @broadcast_read(%x: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> tensor<40x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<40x32xf32>) -> tensor<40x32xf32>
+  %lin = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<40x32xf32>, tensor<32x32xf32>) outs(%init : tensor<40x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<40x32xf32>
+  %r = linalg.generic {indexing_maps = [#row0, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%lin, %x : tensor<40x32xf32>, tensor<40x32xf32>) outs(%e : tensor<40x32xf32>) {
+  ^bb0(%v: f32, %a: f32, %o: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<40x32xf32>
+  return %r : tensor<40x32xf32>
+}
