@@ -41,10 +41,13 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     iteration per block, and every linalg op of the body spread over the
     block's threads — its parallel dims linearized and strided by the block
     size (reductions moved innermost and run in the thread), then a
-    `gpu.barrier`. The tile's buffers leave the heap: those that fit into
-    `shared-memory` bytes become workgroup (shared) memory, the rest a
-    per-block slice of one global scratch buffer; sizes are the tile's upper
-    bounds. A loop whose body holds anything else is left alone (the
+    `gpu.barrier`. The blocks of global buffers that the tile's
+    contractions read many times (query tile, key and value blocks, the rows
+    of a projection) are first staged into tile buffers where their views
+    are made. The tile's buffers leave the heap: those that fit into
+    `shared-memory` bytes become workgroup (shared) memory, staged operands
+    first, the rest a per-block slice of one global scratch buffer; sizes
+    are the tile's upper bounds. A loop whose body holds anything else is left alone (the
     per-op kernels handle it).
 
     With `emulate`, blocks and threads become sequential loops and shared

@@ -49,11 +49,10 @@ int64_t alignUp(int64_t n) {
 
 } // namespace
 
-/// Bytes of the largest buffer `alloc` can return: its dynamic sizes are
-/// bounded through the tile loop's bounds (tile sizes are affine.min of the
-/// tile and what is left).
-static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
+/// Bytes of the largest buffer of `type` (identity layout) with
+/// `dynamicSizes`, which are bounded through the tile loop's bounds (tile
+/// sizes are affine.min of the tile and what is left).
+static FailureOr<int64_t> boundBytes(MemRefType type, ValueRange dynamicSizes) {
   Type elem = type.getElementType();
   if (!type.getLayout().isIdentity() || !elem.isIntOrFloat() ||
       type.getMemorySpace())
@@ -64,7 +63,7 @@ static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
     if (ShapedType::isDynamic(size)) {
       FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
           presburger::BoundType::UB,
-          ValueBoundsConstraintSet::Variable(alloc.getDynamicSizes()[next++]),
+          ValueBoundsConstraintSet::Variable(dynamicSizes[next++]),
           /*stopCondition=*/nullptr, /*closedUB=*/true);
       if (failed(bound) || *bound < 0)
         return failure();
@@ -73,6 +72,10 @@ static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
     count *= size;
   }
   return alignUp(count * ((elem.getIntOrFloatBitWidth() + 7) / 8));
+}
+
+static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
+  return boundBytes(alloc.getType(), alloc.getDynamicSizes());
 }
 
 /// The buffer a view chain starts from (an allocation or an argument).
@@ -212,6 +215,61 @@ static LogicalResult distribute(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Stages the blocks of global buffers that the tile's contractions read —
+/// the query tile, the key and value blocks, the rows a projection reads —
+/// into tile buffers, copied once where their view is made (once per tile,
+/// or per key block inside the key loop), while they fit in `budget` bytes.
+/// A contraction reads each element many times; from shared memory instead
+/// of global. Returns the staging buffers.
+static SmallPtrSet<Operation *, 8>
+stageOperands(RewriterBase &rewriter, scf::ForallOp forall, int64_t budget) {
+  SmallVector<OpOperand *> reads;
+  forall.getBody()->walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() == 0)
+      return;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto view = input->get().getDefiningOp<memref::SubViewOp>();
+      if (!view || view.getType().getRank() != view.getSourceType().getRank())
+        continue;
+      // Already a tile buffer (a fused prologue's result): nothing to gain.
+      Operation *root = rootBuffer(view).getDefiningOp();
+      if (root && forall->isAncestor(root))
+        continue;
+      reads.push_back(input);
+    }
+  });
+  SmallPtrSet<Operation *, 8> staged;
+  DenseMap<Value, Value> copies;
+  int64_t used = 0;
+  for (OpOperand *input : reads) {
+    Value source = input->get();
+    auto it = copies.find(source);
+    if (it == copies.end()) {
+      auto view = source.getDefiningOp<memref::SubViewOp>();
+      MemRefType type = view.getType();
+      auto local = MemRefType::get(type.getShape(), type.getElementType());
+      SmallVector<Value> sizes;
+      for (OpFoldResult size : view.getMixedSizes())
+        if (auto v = dyn_cast<Value>(size))
+          sizes.push_back(v);
+      FailureOr<int64_t> bytes = boundBytes(local, sizes);
+      if (failed(bytes) || used + *bytes > budget)
+        continue;
+      used += *bytes;
+      rewriter.setInsertionPointAfter(view);
+      auto buffer =
+          memref::AllocOp::create(rewriter, view.getLoc(), local, sizes);
+      linalg::CopyOp::create(rewriter, view.getLoc(), source,
+                             buffer.getResult());
+      staged.insert(buffer);
+      it = copies.try_emplace(source, buffer.getResult()).first;
+    }
+    rewriter.modifyOpInPlace(input->getOwner(),
+                             [&] { input->set(it->second); });
+  }
+  return staged;
+}
+
 /// Rewrites one tile loop (see the pass description).
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
@@ -219,13 +277,33 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
-  // Lay out the tile buffers: shared memory first, in order, while it fits.
+  // Every alloc must be bounded before anything changes.
+  WalkResult bounded = forall.getBody()->walk([&](memref::AllocOp alloc) {
+    return failed(boundBytes(alloc)) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+  });
+  if (bounded.wasInterrupted())
+    return failure();
+  SmallPtrSet<Operation *, 8> staged =
+      stageOperands(rewriter, forall, sharedLimit);
+
+  // Lay out the tile buffers: shared memory for the staged operands first,
+  // then for the others in order while it lasts, the rest in scratch.
+  SmallVector<memref::AllocOp> allocs;
+  forall.getBody()->walk([&](memref::AllocOp alloc) {
+    if (staged.contains(alloc))
+      allocs.push_back(alloc);
+  });
+  forall.getBody()->walk([&](memref::AllocOp alloc) {
+    if (!staged.contains(alloc))
+      allocs.push_back(alloc);
+  });
   SmallVector<TileBuffer> buffers;
   int64_t sharedBytes = 0, scratchBytes = 0;
-  WalkResult sized = forall.getBody()->walk([&](memref::AllocOp alloc) {
+  for (memref::AllocOp alloc : allocs) {
     FailureOr<int64_t> bytes = boundBytes(alloc);
     if (failed(bytes))
-      return WalkResult::interrupt();
+      return failure();
     TileBuffer buffer{alloc};
     if (sharedBytes + *bytes <= sharedLimit) {
       buffer.shared = true;
@@ -236,10 +314,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       scratchBytes += *bytes;
     }
     buffers.push_back(buffer);
-    return WalkResult::advance();
-  });
-  if (sized.wasInterrupted())
-    return failure();
+  }
 
   // Blocks: the forall's iterations, linearized (last dim fastest).
   rewriter.setInsertionPoint(forall);

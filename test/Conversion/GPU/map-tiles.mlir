@@ -146,3 +146,44 @@ func.func @racy(%x: memref<4x8x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A contraction reads a block of a global buffer many times: the block is
+// staged (copied once by the block's threads, a barrier after) into shared
+// memory, ahead of the tile's other buffers, and the contraction reads the
+// copy. Here 16 rows × 8 of x: 512 bytes (+16 of slack).
+// GPU-LABEL: func.func @staged
+// GPU: %[[SIZE:.+]] = arith.constant 528 : i32
+// GPU: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+// GPU:   %[[SMEM:.+]] = gpu.dynamic_shared_memory
+// GPU:   %[[ROWS:.+]] = memref.subview %arg0
+// GPU:   %[[V:.+]] = memref.view %[[SMEM]][%c0{{.*}}][] : {{.*}} to memref<16x8xf32, #gpu.address_space<workgroup>>
+// GPU:   %[[STAGED:.+]] = memref.memory_space_cast %[[V]]
+// GPU:   scf.for
+// GPU:     memref.load %[[ROWS]]
+// GPU:     memref.store {{.*}}, %[[STAGED]]
+// GPU:   gpu.barrier
+// GPU:   scf.for
+// GPU:     scf.for
+// GPU:       memref.load %[[STAGED]]
+// GPU:   gpu.barrier
+// SCRATCH-LABEL: func.func @staged
+// EMU-LABEL: func.func @staged
+func.func @staged(%x: memref<64x8xf32>, %w: memref<4x8xf32>, %y: memref<64x4xf32>) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %rows = memref.subview %x[%i, 0] [16, 8] [1, 1] : memref<64x8xf32> to memref<16x8xf32, strided<[8, 1], offset: ?>>
+    %out = memref.subview %y[%i, 0] [16, 4] [1, 1] : memref<64x4xf32> to memref<16x4xf32, strided<[4, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                     affine_map<(d0, d1, d2) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%rows, %w : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<4x8xf32>)
+        outs(%out : memref<16x4xf32, strided<[4, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
