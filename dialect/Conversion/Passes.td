@@ -57,7 +57,7 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
-    Option<"sharedMemory", "shared-memory", "int64_t", "49152",
+    Option<"sharedMemory", "shared-memory", "int64_t", "98304",
            "Bytes of shared memory per block for tile buffers">,
     Option<"emulate", "emulate", "bool", "false",
            "Sequential loops for blocks and threads (runs on the CPU)">

@@ -71,7 +71,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
                        options.keyTile, options.fuseEpilogues, nullptr);
   if (options.emulateGPUTiles)
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
-        DatGPUMapTilesOptions{/*blockSize=*/256, /*sharedMemory=*/48 * 1024,
+        DatGPUMapTilesOptions{/*blockSize=*/256,
+                              /*sharedMemory=*/kTileSharedMemory,
                               /*emulate=*/true}));
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
