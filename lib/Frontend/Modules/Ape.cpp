@@ -188,7 +188,7 @@ static void useRotaryForm(ModelBuilder &mb, ApeSetup &setup,
   // primitive (bounded so that an absurd head count cannot stall datc).
   if (d % 2 != 0 || d > maxRotaryDim ||
       (size + 1) * count * half * 2 > (int64_t(1) << 24) ||
-      count * d * d * d > (int64_t(1) << 30))
+      count * d * d * d > (int64_t(1) << 27))
     return;
   std::vector<float> primitives =
       mb.weightValues("positional_encoder._primitives", {count, d, d});
