@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dat {
 
@@ -113,7 +114,8 @@ void treePathTable(const float *primitives, const float *identity,
 static std::vector<double> symmetricEigen(Matrix s, int64_t d,
                                           Matrix &vectors) {
   vectors = identity(d);
-  for (int sweep = 0; sweep < 64; ++sweep) {
+  double previous = std::numeric_limits<double>::infinity();
+  for (int sweep = 0; sweep < 32; ++sweep) {
     double off = 0, total = 0;
     for (int64_t i = 0; i < d; ++i)
       for (int64_t j = 0; j < d; ++j) {
@@ -121,12 +123,15 @@ static std::vector<double> symmetricEigen(Matrix s, int64_t d,
         if (i != j)
           off += s[i * d + j] * s[i * d + j];
       }
-    if (off <= 1e-32 * total)
+    // Converged to rounding, or rounding keeps it from shrinking further.
+    if (off <= 1e-30 * total || !(off < 0.5 * previous))
       break;
+    previous = off;
+    double negligible = 1e-18 * std::sqrt(total);
     for (int64_t p = 0; p < d; ++p)
       for (int64_t q = p + 1; q < d; ++q) {
         double apq = s[p * d + q];
-        if (apq == 0)
+        if (std::fabs(apq) <= negligible)
           continue;
         // The rotation that zeroes s[p][q] (the smaller of the two angles).
         double theta = (s[q * d + q] - s[p * d + p]) / (2 * apq);
