@@ -425,6 +425,11 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
   }
   auto name = [&](StringRef n) { return (prefix + n).str(); };
   auto xt = cast<RankedTensorType>(x.getType());
+  if (xt.getDimSize(2) != dim) {
+    mb.error(mb.config.path + ": inputs.x: expected width " + Twine(dim) +
+             " (the attention's dim), got " + Twine(xt.getDimSize(2)));
+    return {};
+  }
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = dim / heads;
   Value q, k, v;
   if (setup.forms) {
