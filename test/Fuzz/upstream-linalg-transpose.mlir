@@ -1,0 +1,13 @@
+// MLIR 22's linalg.transpose parser crashes on a malformed permutation (it
+// stores the null attribute a failed DenseI64ArrayAttr parse returns)
+// instead of reporting the error; upstream mlir-opt 22 crashes the same
+// way. Found by the IR fuzzer (dat-fuzz-ir); dat-opt inherits it, dat's own
+// ops and datc do not. XFAIL until the LLVM packages have the fix: this
+// test then passes unexpectedly, and the XFAIL goes.
+// XFAIL: *
+// RUN: not dat-opt %s 2>&1 | FileCheck %s
+// CHECK: error: custom op 'linalg.transpose' expected integer value
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>) permutation = [1, x]
+  return %t : tensor<3x2xf32>
+}
