@@ -268,7 +268,11 @@ static Value rotaryProjection(ModelBuilder &mb, const ApeSetup &setup,
       });
 }
 
-static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
+/// The positional module's setup for an attention of `heads` heads over
+/// `dim` features: each head's features must be exactly the maps' (checked
+/// before anything is derived from the weights).
+static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
+                                            int64_t heads, int64_t dim) {
   ApeSetup setup;
   bool grid = kind == ApeMaps::Grid, tree = kind == ApeMaps::Branching;
   setup.grid = grid;
@@ -299,12 +303,20 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind) {
                               "reference's Grid is hard-wired to 2 axes");
     return std::nullopt;
   }
+  if (heads <= 0 || dim % heads || setup.heads != heads ||
+      setup.mapDim * axes != dim / heads) {
+    mb.error(mb.config.path + ": kwargs: the maps (" + Twine(axes) + " × " +
+             Twine(setup.mapDim) + " per head, " + Twine(setup.heads) +
+             " heads) must cover each attention head (dim " + Twine(dim) +
+             " / " + Twine(heads) + " heads)");
+    return std::nullopt;
+  }
   if (tree && (branching < 1 || branching > 1024)) {
     mb.error(mb.config.path + ": kwargs.positional_encoder.branching_factor: "
                               "expected an integer in [1, 1024]");
     return std::nullopt;
   }
-  int64_t heads = setup.heads, mapDim = setup.mapDim;
+  int64_t mapDim = setup.mapDim;
   if (heads < 1 || mapDim < 1 || mapDim > 4096) {
     mb.error(mb.config.path + ": kwargs.positional_encoder: expected "
                               "num_heads >= 1 and dim in [1, 4096]");
@@ -414,15 +426,7 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
                               int64_t dim, Value *scores) {
   if (mb.failed() || !x)
     return {};
-  int64_t axes = setup.axes;
-  if (heads == 0 || dim % heads || setup.heads != heads ||
-      setup.mapDim * axes != dim / heads) {
-    mb.error(mb.config.path + ": kwargs: the maps (" + Twine(axes) + " × " +
-             Twine(setup.mapDim) + " per head, " + Twine(setup.heads) +
-             " heads) must cover each attention head (dim " + Twine(dim) +
-             " / " + Twine(heads) + " heads)");
-    return {};
-  }
+  // readApeSetup checked that the maps cover each head exactly.
   auto name = [&](StringRef n) { return (prefix + n).str(); };
   auto xt = cast<RankedTensorType>(x.getType());
   if (xt.getDimSize(2) != dim) {
@@ -495,7 +499,9 @@ static void buildApeSelfMHA(ModelBuilder &mb, ApeMaps kind) {
     dim = mb.intArg("dim");
     mb.floatArg("dropout_rate", 0.0);
   });
-  std::optional<ApeSetup> setup = readApeSetup(mb, kind);
+  if (mb.failed())
+    return;
+  std::optional<ApeSetup> setup = readApeSetup(mb, kind, heads, dim);
   if (!setup)
     return;
   outputMaps(mb, *setup);
@@ -528,7 +534,7 @@ static void buildApeEncoder(ModelBuilder &mb, ApeMaps kind) {
              "' (ReLU or GELU)");
     return;
   }
-  std::optional<ApeSetup> setup = readApeSetup(mb, kind);
+  std::optional<ApeSetup> setup = readApeSetup(mb, kind, heads, dim);
   if (!setup)
     return;
   outputMaps(mb, *setup);
