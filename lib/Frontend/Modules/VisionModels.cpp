@@ -110,10 +110,17 @@ static std::optional<VisionStream> visionInput(ModelBuilder &mb, int64_t d) {
   return VisionStream{stream, B, n + 1};
 }
 
+/// kwargs.pool, checked before any layer is built: "cls" or "mean".
+static std::string readPool(ModelBuilder &mb) {
+  std::string pool = mb.stringArg("pool", "cls");
+  if (!mb.failed() && pool != "cls" && pool != "mean")
+    mb.error(mb.config.path + ": kwargs.pool: '" + pool + "' (cls or mean)");
+  return pool;
+}
+
 /// cls (token 0) or mean pooling, then the head.
 static void visionHead(ModelBuilder &mb, const VisionStream &s, Value x,
-                       int64_t d) {
-  std::string pool = mb.stringArg("pool", "cls");
+                       int64_t d, StringRef pool) {
   int64_t classes = mb.intArg("num_classes");
   if (mb.failed() || !x)
     return;
@@ -155,8 +162,7 @@ static void visionHead(ModelBuilder &mb, const VisionStream &s, Value x,
             })
             .getResult(0);
   } else {
-    mb.error(mb.config.path + ": kwargs.pool: '" + pool + "' (cls or mean)");
-    return;
+    return; // readPool reported it
   }
   mb.output("logits", mb.linear(pooled, "final_out", classes, true));
 }
@@ -164,6 +170,7 @@ static void visionHead(ModelBuilder &mb, const VisionStream &s, Value x,
 void buildVisionTransformer(ModelBuilder &mb) {
   int64_t layers = mb.layersArg("n_layers");
   int64_t heads = mb.intArg("n_heads");
+  std::string pool = readPool(mb);
   BlockCommon c = readBlockCommon(mb, false);
   c.causal = false;
   if (mb.failed())
@@ -179,11 +186,12 @@ void buildVisionTransformer(ModelBuilder &mb) {
     return encoderBlock(mb, c, p, "encoder_blocks." + std::to_string(l) + ".",
                         x, {}, {});
   });
-  visionHead(mb, *s, x, c.dModel);
+  visionHead(mb, *s, x, c.dModel, pool);
 }
 
 void buildVisionDualAttnTransformer(ModelBuilder &mb) {
   int64_t layers = mb.layersArg("n_layers");
+  std::string pool = readPool(mb);
   std::string retrieval =
       mb.stringArg("symbol_retrieval", "symbolic_attention");
   BlockCommon c = readBlockCommon(mb, false);
@@ -205,7 +213,7 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb) {
                             x, symbols, {}, {});
   };
   Value x = mb.stack("layer", layers, s->x, layer);
-  visionHead(mb, *s, x, c.dModel);
+  visionHead(mb, *s, x, c.dModel, pool);
 }
 
 } // namespace dat
