@@ -27,6 +27,8 @@ passed=$(( $(count Passed || true) + 0 ))
 failed=$(( $(count Failed || true) + $(count 'Unresolved' || true) + \
            $(count 'Timed Out' || true) + $(count 'Unexpectedly Passed' || true) + 0 ))
 skipped=$(( $(count Unsupported || true) + $(count 'Expectedly Failed' || true) + 0 ))
+# lit 22 exits 0 on an unexpected pass; count it as the failure it is.
+if [ "$failed" -gt 0 ]; then status=1; fi
 if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then
   echo "no test ran"; status=1
 fi
