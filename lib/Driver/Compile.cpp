@@ -322,24 +322,25 @@ Error compileModel(const CompileOptions &options) {
                            [&](raw_ostream &os) { (*module)->print(os); });
 
   mlir::PassManager pm(&ctx);
+  // --flash-tiles overrides the pipeline's default tiles (0: not given).
+  auto setTiles = [&](auto &pipeline) {
+    if (options.queryTile)
+      pipeline.queryTile = options.queryTile;
+    if (options.keyTile)
+      pipeline.keyTile = options.keyTile;
+  };
   if (cuda) {
     mlir::dat::GPUPipelineOptions pipeline;
     pipeline.toolkit = toolkit;
     if (options.emit == "ptx")
       pipeline.format = "isa";
-    if (options.queryTile)
-      pipeline.queryTile = options.queryTile;
-    if (options.keyTile)
-      pipeline.keyTile = options.keyTile;
+    setTiles(pipeline);
     mlir::dat::buildGPUPipeline(pm, pipeline);
   } else {
     mlir::dat::CPUPipelineOptions pipeline;
     pipeline.tileAttention = options.flash;
     pipeline.emulateGPUTiles = options.emulateGPUTiles;
-    if (options.queryTile)
-      pipeline.queryTile = options.queryTile;
-    if (options.keyTile)
-      pipeline.keyTile = options.keyTile;
+    setTiles(pipeline);
     mlir::dat::buildCPUPipeline(pm, pipeline);
   }
   std::string diagnostics;

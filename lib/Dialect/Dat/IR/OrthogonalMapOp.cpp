@@ -59,12 +59,7 @@ SmallVector<utils::IteratorType> OrthogonalMapOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> OrthogonalMapOp::getIterationDomain(OpBuilder &b) {
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<Range> domain;
-  for (unsigned d = 0; d < 3; ++d)
-    domain.push_back(
-        {zero, tensor::getMixedSize(b, getLoc(), getInit(), d), one});
-  return domain;
+  return leadingDimsDomain(b, getLoc(), getInit());
 }
 
 FailureOr<TilingResult>
@@ -72,35 +67,22 @@ OrthogonalMapOp::getTiledImplementation(OpBuilder &b,
                                         ArrayRef<OpFoldResult> offsets,
                                         ArrayRef<OpFoldResult> sizes) {
   Location loc = getLoc();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult zero = b.getIndexAttr(0);
   OpFoldResult d = tensor::getMixedSize(b, loc, getInput(), 3);
-  SmallVector<Operation *> slices;
-  auto slice = [&](Value v, ArrayRef<OpFoldResult> offs,
-                   ArrayRef<OpFoldResult> szs) {
-    auto s = tensor::ExtractSliceOp::create(
-        b, loc, v, offs, szs, SmallVector<OpFoldResult>(offs.size(), one));
-    slices.push_back(s);
-    return s.getResult();
-  };
-  Value input = slice(getInput(), {offsets[0], offsets[1], offsets[2], zero},
-                      {sizes[0], sizes[1], sizes[2], d});
-  Value init = slice(getInit(), {offsets[0], offsets[1], offsets[2], zero},
-                     {sizes[0], sizes[1], sizes[2], d});
+  TileSlices slice{b, loc, {}};
+  Value input = slice.rows(getInput(), offsets, sizes);
+  Value init = slice.rows(getInit(), offsets, sizes);
   // A broadcast (size-1) batch or head axis of the maps stays whole.
   auto mt = cast<RankedTensorType>(getMaps().getType());
-  auto range = [&](unsigned mapDim, unsigned loop) {
-    return mt.getDimSize(mapDim) == 1
-               ? std::pair<OpFoldResult, OpFoldResult>{zero, one}
-               : std::pair<OpFoldResult, OpFoldResult>{offsets[loop],
-                                                       sizes[loop]};
-  };
-  auto [bOff, bSize] = range(0, 0);
-  auto [hOff, hSize] = range(2, 1);
+  auto [bOff, bSize] =
+      unlessBroadcast(b, mt.getDimSize(0), offsets[0], sizes[0]);
+  auto [hOff, hSize] =
+      unlessBroadcast(b, mt.getDimSize(2), offsets[1], sizes[1]);
   Value maps = slice(getMaps(), {bOff, offsets[2], hOff, zero, zero},
                      {bSize, sizes[2], hSize, d, d});
   auto tiled =
       OrthogonalMapOp::create(b, loc, init.getType(), input, maps, init);
-  return TilingResult{{tiled}, {tiled.getResult()}, slices};
+  return TilingResult{{tiled}, {tiled.getResult()}, slice.ops};
 }
 
 LogicalResult OrthogonalMapOp::getResultTilePosition(

@@ -71,49 +71,33 @@ SmallVector<utils::IteratorType> RopeOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> RopeOp::getIterationDomain(OpBuilder &b) {
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<Range> domain;
-  for (unsigned d = 0; d < 3; ++d)
-    domain.push_back(
-        {zero, tensor::getMixedSize(b, getLoc(), getInput(), d), one});
-  return domain;
+  return leadingDimsDomain(b, getLoc(), getInput());
 }
 
 FailureOr<TilingResult>
 RopeOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
                                ArrayRef<OpFoldResult> sizes) {
   Location loc = getLoc();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<Operation *> slices;
-  auto slice = [&](Value v, ArrayRef<OpFoldResult> offs,
-                   ArrayRef<OpFoldResult> szs) {
-    auto s = tensor::ExtractSliceOp::create(
-        b, loc, v, offs, szs, SmallVector<OpFoldResult>(offs.size(), one));
-    slices.push_back(s);
-    return s.getResult();
-  };
-  OpFoldResult k = tensor::getMixedSize(b, loc, getInput(), 3);
-  Value input = slice(getInput(), {offsets[0], offsets[1], offsets[2], zero},
-                      {sizes[0], sizes[1], sizes[2], k});
+  OpFoldResult zero = b.getIndexAttr(0);
+  TileSlices slice{b, loc, {}};
+  Value input = slice.rows(getInput(), offsets, sizes);
   auto tableTile = [&](Value table) {
     auto ty = cast<RankedTensorType>(table.getType());
     OpFoldResult half = tensor::getMixedSize(b, loc, table, ty.getRank() - 1);
     if (ty.getRank() == 2)
       return slice(table, {offsets[1], zero}, {sizes[1], half});
     // Per token and head: a broadcast (size-1) batch or head dim stays whole.
-    SmallVector<OpFoldResult> offs = {offsets[0], offsets[1], offsets[2], zero};
-    SmallVector<OpFoldResult> szs = {sizes[0], sizes[1], sizes[2], half};
-    for (unsigned d : {0u, 2u})
-      if (ty.getDimSize(d) == 1) {
-        offs[d] = zero;
-        szs[d] = one;
-      }
-    return slice(table, offs, szs);
+    auto [bOff, bSize] =
+        unlessBroadcast(b, ty.getDimSize(0), offsets[0], sizes[0]);
+    auto [hOff, hSize] =
+        unlessBroadcast(b, ty.getDimSize(2), offsets[2], sizes[2]);
+    return slice(table, {bOff, offsets[1], hOff, zero},
+                 {bSize, sizes[1], hSize, half});
   };
   Value cos = tableTile(getCos());
   Value sin = tableTile(getSin());
   auto tiled = RopeOp::create(b, loc, input.getType(), input, cos, sin);
-  return TilingResult{{tiled}, {tiled.getResult()}, slices};
+  return TilingResult{{tiled}, {tiled.getResult()}, slice.ops};
 }
 
 LogicalResult RopeOp::getResultTilePosition(

@@ -66,6 +66,39 @@ Value shiftedQueryOffset(OpBuilder &b, Location loc, Value base,
       affine::makeComposedFoldedAffineApply(b, loc, d0 + d1, {from, firstRow}));
 }
 
+SmallVector<Range> leadingDimsDomain(OpBuilder &b, Location loc, Value v) {
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<Range> domain;
+  for (unsigned d = 0; d < 3; ++d)
+    domain.push_back({zero, tensor::getMixedSize(b, loc, v, d), one});
+  return domain;
+}
+
+Value TileSlices::operator()(Value v, ArrayRef<OpFoldResult> offsets,
+                             ArrayRef<OpFoldResult> sizes) {
+  auto s = tensor::ExtractSliceOp::create(
+      b, loc, v, offsets, sizes,
+      SmallVector<OpFoldResult>(offsets.size(), b.getIndexAttr(1)));
+  ops.push_back(s);
+  return s.getResult();
+}
+
+Value TileSlices::rows(Value v, ArrayRef<OpFoldResult> offsets,
+                       ArrayRef<OpFoldResult> sizes) {
+  return (*this)(
+      v, {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)},
+      {sizes[0], sizes[1], sizes[2], tensor::getMixedSize(b, loc, v, 3)});
+}
+
+std::pair<OpFoldResult, OpFoldResult> unlessBroadcast(OpBuilder &b,
+                                                      int64_t extent,
+                                                      OpFoldResult offset,
+                                                      OpFoldResult size) {
+  if (extent == 1)
+    return {b.getIndexAttr(0), b.getIndexAttr(1)};
+  return {offset, size};
+}
+
 void leadingDimsResultTile(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
                            ArrayRef<OpFoldResult> sizes, OpFoldResult last,
                            SmallVector<OpFoldResult> &resultOffsets,

@@ -44,6 +44,32 @@ Value sliceBatchRows(OpBuilder &b, Location loc, Value v,
 Value shiftedQueryOffset(OpBuilder &b, Location loc, Value base,
                          OpFoldResult firstRow);
 
+/// The iteration domain over the first three dims of the rank-4 `v` (ops
+/// tiled like rows that keep their last dim whole).
+SmallVector<Range> leadingDimsDomain(OpBuilder &b, Location loc, Value v);
+
+/// The extract_slices a tiled implementation reads through, recorded for its
+/// TilingResult.
+struct TileSlices {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Operation *> ops;
+
+  Value operator()(Value v, ArrayRef<OpFoldResult> offsets,
+                   ArrayRef<OpFoldResult> sizes);
+  /// The rank-4 `v` sliced on its first three dims like the tile, its last
+  /// dim whole.
+  Value rows(Value v, ArrayRef<OpFoldResult> offsets,
+             ArrayRef<OpFoldResult> sizes);
+};
+
+/// A tile's (offset, size) along an operand dim of `extent`: the tile's own,
+/// or the whole dim when it is a broadcast size 1.
+std::pair<OpFoldResult, OpFoldResult> unlessBroadcast(OpBuilder &b,
+                                                      int64_t extent,
+                                                      OpFoldResult offset,
+                                                      OpFoldResult size);
+
 /// The result tile of an op tiled over its first three dims whose rank-4
 /// result keeps the last dim (`last` long) whole.
 void leadingDimsResultTile(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
