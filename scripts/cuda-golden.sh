@@ -3,7 +3,10 @@
 #
 #   scripts/cuda-golden.sh build [DIR]   here: compile every golden case with
 #                                        --target cuda into DIR (default
-#                                        build/cuda-golden), with its inputs
+#                                        build/cuda-golden), with its inputs,
+#                                        once in fp32 (DIR/CASE) and once with
+#                                        --precision bf16 (DIR/CASE.bf16, its
+#                                        inputs rounded to bf16)
 #   scripts/cuda-golden.sh run [DIR]     there: run each program on its
 #                                        inputs and compare (python3) like
 #                                        `datc check`, then run it again and
@@ -29,7 +32,15 @@ build)
     "$root/build/bin/datc" compile "$case_dir/config.json" \
       --weights "$case_dir/model.safetensors" --target cuda \
       -o "$dir/$name/program"
-    echo "built $name"
+    mkdir -p "$dir/$name.bf16"
+    cp "$case_dir/config.json" "$case_dir/io.safetensors" "$dir/$name.bf16/"
+    echo bf16 > "$dir/$name.bf16/precision"
+    python3 "$root/scripts/compare_golden.py" --bf16-inputs \
+      "$case_dir/io.safetensors" "$dir/$name.bf16/input.safetensors"
+    "$root/build/bin/datc" compile "$case_dir/config.json" \
+      --weights "$case_dir/model.safetensors" --target cuda \
+      --precision bf16 -o "$dir/$name.bf16/program"
+    echo "built $name (fp32 and bf16)"
   done
   ;;
 run)
@@ -40,26 +51,31 @@ run)
   for case_dir in "$dir"/*/; do
     name="$(basename "$case_dir")"
     total=$((total + 1))
-    if ! "$case_dir/program" --input "$case_dir/io.safetensors" \
+    input="$case_dir/io.safetensors" precision=()
+    if [ -f "$case_dir/precision" ]; then
+      input="$case_dir/input.safetensors"
+      precision=(--precision "$(cat "$case_dir/precision")")
+    fi
+    if ! "$case_dir/program" --input "$input" \
         --output "$case_dir/result.safetensors"; then
       echo "FAIL $name (the program failed)"
       failed=$((failed + 1))
       continue
     fi
-    if ! python3 "$compare" "$case_dir/config.json" "$case_dir/io.safetensors" \
-        "$case_dir/result.safetensors"; then
+    if ! python3 "$compare" "${precision[@]}" "$case_dir/config.json" \
+        "$case_dir/io.safetensors" "$case_dir/result.safetensors"; then
       failed=$((failed + 1))
       continue
     fi
     # Determinism: a second run must give the same bytes.
-    "$case_dir/program" --input "$case_dir/io.safetensors" \
+    "$case_dir/program" --input "$input" \
       --output "$case_dir/again.safetensors"
     if ! cmp -s "$case_dir/result.safetensors" "$case_dir/again.safetensors"; then
       echo "FAIL $name (a second run gave different outputs)"
       failed=$((failed + 1))
     fi
   done
-  echo "$((total - failed)) of $total golden cases pass on the GPU (and repeat bitwise)"
+  echo "$((total - failed)) of $total golden programs pass on the GPU (and repeat bitwise)"
   [ "$failed" -eq 0 ]
   ;;
 *)

@@ -4,11 +4,12 @@
 //
 // Compiles a golden case, runs the program on the case's inputs (as a
 // separate process: the real binary is what is checked), and compares every
-// output with |got − want| ≤ atol + rtol·|want|.
+// output with |got − want| ≤ atol + rtol·|want| (bf16: see bf16Tolerance).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dat/Driver/Driver.h"
+#include "dat/Support/BFloat16.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,6 +27,7 @@ namespace {
 struct Comparison {
   int64_t count = 0, bad = 0, worst = -1;
   double maxAbs = 0, worstRatio = 0;
+  double errSq = 0, wantSq = 0; // for the relative RMS error
 };
 } // namespace
 
@@ -47,14 +49,66 @@ static Comparison compare(const float *got, const float *want, int64_t n,
                       : std::numeric_limits<double>::infinity();
     if (!ok)
       ++c.bad;
-    if (std::isfinite(err))
+    if (std::isfinite(err)) {
       c.maxAbs = std::max(c.maxAbs, err);
+      c.errSq += err * err;
+      c.wantSq += w * w;
+    }
     if (c.worst < 0 || ratio > c.worstRatio) {
       c.worstRatio = ratio;
       c.worst = i;
     }
   }
   return c;
+}
+
+/// The bf16 tolerance (docs/precision.md): bf16 keeps 8 significant bits
+/// (a relative rounding error up to 2^-9) and every stored activation is
+/// rounded once more, so errors grow with depth and relative error means
+/// little for outputs near zero. An element passes with
+/// |got - want| <= 2^-4 * (|want| + rms(want)): 1/16 of its own size plus
+/// 1/16 of the output's typical size; the case's own, tighter tolerance
+/// is kept where it is looser.
+static std::pair<double, double>
+bf16Tolerance(const std::vector<float> &want, double rtol, double atol) {
+  double sumSq = 0;
+  int64_t n = 0;
+  for (float v : want)
+    if (std::isfinite(v)) {
+      sumSq += double(v) * v;
+      ++n;
+    }
+  double rms = n ? std::sqrt(sumSq / n) : 0;
+  constexpr double kBF16Tolerance = 1.0 / 16;
+  return {std::max(rtol, kBF16Tolerance),
+          std::max(atol, kBF16Tolerance * rms)};
+}
+
+/// Writes the input.* tensors of `ioPath` to `path`, float32 ones rounded
+/// to bf16.
+static Error writeBF16Inputs(StringRef ioPath, const std::string &path) {
+  std::string error;
+  auto io = SafeTensorsFile::open(ioPath.str(), error);
+  if (!io)
+    return createStringError("%s", error.c_str());
+  std::vector<std::vector<uint16_t>> rounded;
+  std::vector<TensorToWrite> tensors;
+  for (const TensorView &t : io->tensors()) {
+    if (!StringRef(t.name).starts_with("input."))
+      continue;
+    if (t.dtype != DType::F32) {
+      tensors.push_back({t.name, t.dtype, t.shape, t.data});
+      continue;
+    }
+    std::vector<float> v = floatValues(t.dtype, t.data, t.numElements());
+    rounded.emplace_back(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      rounded.back()[i] = floatToBF16(v[i]);
+    tensors.push_back({t.name, DType::BF16, t.shape, rounded.back().data()});
+  }
+  if (!writeSafeTensors(path, tensors, {}, error))
+    return createStringError("%s", error.c_str());
+  return Error::success();
 }
 
 Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
@@ -84,7 +138,15 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
   if (Error e = compileModel(options))
     return std::move(e);
 
-  SmallVector<StringRef> args = {program, "--input", ioPath, "--output",
+  std::string error;
+  // A bf16 program reads bf16 inputs: the golden ones, rounded.
+  std::string inputPath = ioPath.str().str();
+  if (options.precision == "bf16") {
+    inputPath = (dir + "/input.safetensors").str();
+    if (Error e = writeBF16Inputs(ioPath, inputPath))
+      return std::move(e);
+  }
+  SmallVector<StringRef> args = {program, "--input", inputPath, "--output",
                                  result};
   std::string message;
   int rc = sys::ExecuteAndWait(program, args, std::nullopt, {}, 0, 0, &message);
@@ -95,7 +157,6 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
     return false;
   }
 
-  std::string error;
   auto want = SafeTensorsFile::open(ioPath.str().str(), error);
   if (!want)
     return createStringError("%s", error.c_str());
@@ -113,26 +174,29 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
       pass = false;
       continue;
     }
-    if (!g || g->shape != w->shape || g->dtype != DType::F32 ||
+    DType expected = options.precision == "bf16" ? DType::BF16 : DType::F32;
+    if (!g || g->shape != w->shape || g->dtype != expected ||
         w->dtype != DType::F32) {
       os << "  " << spec.name << ": the program's output does not have the "
-         << "expected float32 shape\n";
+         << "expected " << dtypeName(expected) << " shape\n";
       pass = false;
       continue;
     }
-    Comparison c = compare(reinterpret_cast<const float *>(g->data),
-                           reinterpret_cast<const float *>(w->data),
-                           w->numElements(), config->rtol, config->atol);
+    std::vector<float> gv = floatValues(g->dtype, g->data, g->numElements());
+    std::vector<float> wv = floatValues(w->dtype, w->data, w->numElements());
+    auto [rtol, atol] = options.precision == "bf16"
+                            ? bf16Tolerance(wv, config->rtol, config->atol)
+                            : std::pair(config->rtol, config->atol);
+    Comparison c = compare(gv.data(), wv.data(), wv.size(), rtol, atol);
     os << "  " << spec.name << ": " << c.bad << " of " << c.count
-       << " outside tolerance (rtol " << format("%g", config->rtol) << ", atol "
-       << format("%g", config->atol) << "); max abs error "
-       << format("%.3g", c.maxAbs);
-    if (c.worst >= 0) {
-      float gv = reinterpret_cast<const float *>(g->data)[c.worst];
-      float wv = reinterpret_cast<const float *>(w->data)[c.worst];
+       << " outside tolerance (rtol " << format("%g", rtol) << ", atol "
+       << format("%g", atol) << "); max abs error " << format("%.3g", c.maxAbs)
+       << ", relative RMS error "
+       << format("%.3g", c.wantSq > 0 ? std::sqrt(c.errSq / c.wantSq) : 0.0);
+    if (c.worst >= 0)
       os << "; worst at flat index " << c.worst << ": got "
-         << format("%.8g", gv) << ", want " << format("%.8g", wv);
-    }
+         << format("%.8g", gv[c.worst]) << ", want "
+         << format("%.8g", wv[c.worst]);
     os << "\n";
     pass = pass && c.bad == 0;
   }

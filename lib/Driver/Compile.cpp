@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Driver/Driver.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/Pipelines/Pipelines.h"
+#include "dat/Support/BFloat16.h"
 #include "dat/Runtime/ProgramABI.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -230,6 +232,7 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda) {
 static Error writeWeights(StringRef path, WeightSource &weights,
                           const std::vector<SignatureEntry> &signature) {
   std::vector<std::vector<float>> storage;
+  std::vector<std::vector<uint16_t>> narrow; // bf16 copies
   std::vector<TensorToWrite> tensors;
   std::set<std::string> written; // forward and step share their weights
   // Refuse absurd sizes before allocating anything.
@@ -264,6 +267,14 @@ static Error writeWeights(StringRef path, WeightSource &weights,
             "finite)",
             weights.describe().c_str(), e.name.c_str(),
             static_cast<long long>(i), std::isnan(v[i]) ? "NaN" : "infinite");
+    if (e.dtype == "bfloat16") {
+      narrow.emplace_back(n);
+      for (int64_t i = 0; i < n; ++i)
+        narrow.back()[i] = floatToBF16(v[i]);
+      storage.back() = {};
+      tensors.push_back({e.name, DType::BF16, e.shape, narrow.back().data()});
+      continue;
+    }
     tensors.push_back({e.name, DType::F32, e.shape, storage.back().data()});
   }
   std::string error;
@@ -316,6 +327,20 @@ Error compileModel(const CompileOptions &options) {
     if (Error e =
             addDecodeStep(ctx, **module, *config, *weights, stepSignature))
       return e;
+
+  if (options.precision == "bf16") {
+    if (failed(mlir::dat::narrowFloatStorage(
+            **module, mlir::BFloat16Type::get(&ctx))))
+      return createStringError("%s: internal error: bf16 storage failed",
+                               options.configPath.c_str());
+    for (std::vector<SignatureEntry> *entries : {&signature, &stepSignature})
+      for (SignatureEntry &e : *entries)
+        if (e.dtype == "float32")
+          e.dtype = "bfloat16";
+  } else if (options.precision != "fp32") {
+    return createStringError("--precision %s: expected fp32 or bf16",
+                             options.precision.c_str());
+  }
 
   if (options.emit == "mlir")
     return writeAtomically(options.outputPath,

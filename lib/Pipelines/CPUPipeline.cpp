@@ -9,6 +9,7 @@
 #include "dat/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -77,7 +78,14 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   buildLoopsToControlFlow(pm);
-  buildHostToLLVM(pm, options.cInterface, nullptr);
+  // bf16 storage (dat-narrow-storage): x86 has no bf16 conversions, and
+  // LLVM's libcall for the narrowing one is missing from older libgcc; the
+  // expansion is integer arithmetic with the same rounding (to nearest even).
+  buildHostToLLVM(pm, options.cInterface, [](OpPassManager &pm) {
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addPass(arith::createArithExpandOpsPass(expand));
+  });
 }
 
 void registerPipelines() {

@@ -5,9 +5,11 @@
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
 //                --random-weights SEED) [--target cpu|cuda]
 //                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash]
-//                [--general-maps] [--emulate-gpu-tiles] -o OUT
+//                [--general-maps] [--emulate-gpu-tiles]
+//                [--precision fp32|bf16] -o OUT
 //   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
 //                [--general-maps] [--emulate-gpu-tiles]
+//                [--precision fp32|bf16]
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +29,13 @@ static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
     "               --random-weights SEED) [--target cpu|cuda]\n"
-    "               [--emit mlir|llvm|ptx|exe] [ATTENTION] -o OUT\n"
-    "  datc check CASE_DIR [--target cpu|cuda] [ATTENTION]\n"
+    "               [--emit mlir|llvm|ptx|exe] [--precision fp32|bf16]\n"
+    "               [ATTENTION] -o OUT\n"
+    "  datc check CASE_DIR [--target cpu|cuda] [--precision fp32|bf16]\n"
+    "               [ATTENTION]\n"
+    "  --precision bf16   store inputs, weights, outputs and activations in\n"
+    "                     bfloat16, compute in float32 (check: inputs rounded\n"
+    "                     to bf16, bf16 tolerance; see docs/precision.md)\n"
     "ATTENTION:\n"
     "  --flash-tiles Q,K  query rows and keys per flash-attention tile "
     "(default 64,64)\n"
@@ -94,6 +101,10 @@ int main(int argc, char **argv) {
           (options.emit != "mlir" && options.emit != "llvm" &&
            options.emit != "ptx" && options.emit != "exe"))
         return usageError("--emit expects mlir, llvm, ptx or exe");
+    } else if (a == "--precision") {
+      if (!value(options.precision) ||
+          (options.precision != "fp32" && options.precision != "bf16"))
+        return usageError("--precision expects fp32 or bf16");
     } else if (a == "--flash-tiles") {
       std::pair<StringRef, StringRef> qk =
           StringRef(value(v) ? v : "").split(',');
@@ -139,8 +150,8 @@ int main(int argc, char **argv) {
       return usageError("check needs a CASE_DIR");
     if (!options.weightsPath.empty() || options.randomSeed ||
         !options.outputPath.empty() || options.emit != "exe")
-      return usageError("check takes only CASE_DIR, --target and the "
-                        "attention options");
+      return usageError("check takes only CASE_DIR, --target, --precision "
+                        "and the attention options");
     Expected<bool> pass = dat::checkCase(positional, options, outs());
     if (!pass) {
       report(pass.takeError());

@@ -85,6 +85,34 @@ def DatFuseEpilogues : Pass<"dat-fuse-epilogues"> {
   ];
 }
 
+def DatNarrowStorage : Pass<"dat-narrow-storage", "::mlir::ModuleOp"> {
+  let summary = "Store float tensors in bf16 or f16, compute in f32";
+  let description = [{
+    Mixed precision for the whole model (`datc --precision bf16`): every f32
+    tensor of the frontend's IR — function arguments and results (inputs,
+    weights, outputs), constants and the activations between ops — is stored
+    in `element-type`, while the arithmetic stays f32. Elementwise
+    `linalg.generic` bodies widen what they read and narrow what they
+    write; contractions and reductions accumulate in f32 (their
+    accumulator, and the fill or bias broadcast that starts it, stay f32)
+    and their f32 result is read as is by elementwise consumers (one tile
+    with them after dat-fuse-epilogues) and narrowed once for every other
+    consumer. The dat ops take the narrow tensors and accumulate in f32
+    themselves. Run it on the frontend's IR, before the pipeline: ops with
+    regions other than `linalg.generic`, `linalg.fill` and
+    `linalg.transpose` are refused with an error.
+  }];
+  let options = [
+    Option<"elementType", "element-type", "std::string", "\"bf16\"",
+           "Storage type of float tensors: bf16 or f16">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

@@ -34,6 +34,9 @@ struct CompileOptions {
   // CPU only: run the GPU's block/thread mapping of the attention tiles as
   // sequential loops (dat-gpu-map-tiles emulate), to check it here.
   bool emulateGPUTiles = false;
+  // Storage of float tensors (inputs, weights, outputs, activations):
+  // "fp32", or "bf16" with f32 arithmetic (dat-narrow-storage).
+  std::string precision = "fp32";
 };
 
 /// Compiles a model description into `options.outputPath`: an executable
@@ -57,7 +60,9 @@ addProgramEntry(mlir::ModuleOp module,
 /// `datc check`: compiles the golden case in `caseDir` with `options`'
 /// target and attention lowering, runs it on the case's inputs, compares
 /// every output with the case's tolerance and prints a report ending in
-/// `PASS <case>` or `FAIL <case>`. Returns true on PASS.
+/// `PASS <case>` or `FAIL <case>`. Returns true on PASS. With bf16
+/// precision the inputs are rounded to bf16 and outputs are compared with
+/// the looser bf16 tolerance (docs/precision.md).
 llvm::Expected<bool> checkCase(llvm::StringRef caseDir,
                                const CompileOptions &options,
                                llvm::raw_ostream &os);

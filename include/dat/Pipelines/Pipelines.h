@@ -94,12 +94,6 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "shared-memory",
       llvm::cl::desc("Bytes of shared memory per block for tile buffers"),
       llvm::cl::init(kTileSharedMemory)};
-  enum class Precision { F32 };
-  PassOptions::Option<Precision> precision{
-      *this, "precision", llvm::cl::desc("Arithmetic precision of the kernels"),
-      llvm::cl::values(
-          clEnumValN(Precision::F32, "fp32", "fp32 storage and arithmetic")),
-      llvm::cl::init(Precision::F32)};
   PassOptions::Option<bool> cInterface{
       *this, "c-interface",
       llvm::cl::desc("Give every public function a C-callable "

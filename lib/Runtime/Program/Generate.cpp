@@ -98,7 +98,6 @@ int generate(const dat::json::Value &manifest,
            std::to_string(last) + " positions; the forward pass has " +
            std::to_string(T));
     std::vector<int64_t> padded(batch * T, 0);
-    std::vector<float> logits(batch * T * vocab);
     for (long g = 0; g < count; ++g) {
       int64_t len = promptLen + g;
       for (int64_t b = 0; b < batch; ++b)
@@ -106,7 +105,7 @@ int generate(const dat::json::Value &manifest,
           padded[b * T + t] = seq[b][t];
       forward.bind(fwdIdx, padded.data());
       forward.run();
-      forward.copyResult(0, logits.data());
+      std::vector<float> logits = forward.resultFloats(0);
       forward.freeResults();
       std::vector<int64_t> next =
           argmaxRows(logits, batch, T, len - 1, vocab, top);
@@ -131,7 +130,6 @@ int generate(const dat::json::Value &manifest,
             {findSlot(step.results, step.args[i].name.c_str()), i});
       }
     std::vector<int64_t> token(batch), position(1);
-    std::vector<float> logits(batch * vocab);
     step.bind(idxSlot, token.data());
     step.bind(posSlot, position.data());
     for (int64_t t = 0; t < last; ++t) {
@@ -142,7 +140,7 @@ int generate(const dat::json::Value &manifest,
       for (auto [r, a] : cacheResults)
         step.copyResult(r, caches[a].data());
       if (t >= promptLen - 1) {
-        step.copyResult(0, logits.data());
+        std::vector<float> logits = step.resultFloats(0);
         std::vector<int64_t> next = argmaxRows(logits, batch, 1, 0, vocab, top);
         for (int64_t b = 0; b < batch; ++b)
           seq[b].push_back(next[b]);

@@ -7,6 +7,8 @@
 #include "Program.h"
 #include "ProgramMemory.h"
 
+#include "dat/Support/BFloat16.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -121,10 +123,10 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
              ", outside the accepted range [" + std::to_string(s.lo) + ", " +
              std::to_string(s.hi) + "]");
   }
-  if (!allowNonFinite && s.dtype == dat::DType::F32 && s.kind == Slot::Input) {
+  if (!allowNonFinite && s.kind == Slot::Input) {
     // NaN/Inf inputs would come out as NaN outputs far from their cause.
-    const float *v = reinterpret_cast<const float *>(t->data);
-    for (int64_t k = 0, n = t->numElements(); k < n; ++k)
+    std::vector<float> v = dat::floatValues(s.dtype, t->data, t->numElements());
+    for (size_t k = 0, n = v.size(); k < n; ++k)
       if (!std::isfinite(v[k]))
         fail(file.path() + ": tensor '" + key + "' element " +
              std::to_string(k) + " is " +
@@ -171,6 +173,13 @@ void Call::copyResult(size_t r, void *out) const {
       else
         idx[k] = 0;
   }
+}
+
+std::vector<float> Call::resultFloats(size_t r) const {
+  const Slot &s = results[r];
+  std::vector<uint8_t> bytes(s.numElements() * dat::dtypeSize(s.dtype));
+  copyResult(r, bytes.data());
+  return dat::floatValues(s.dtype, bytes.data(), s.numElements());
 }
 
 void Call::freeResults() {

@@ -51,6 +51,8 @@ public:
   void run();
   /// Copies result `r` of the last run into `out` (contiguous).
   void copyResult(size_t r, void *out) const;
+  /// Result `r` of the last run as floats (F32 or BF16 results).
+  std::vector<float> resultFloats(size_t r) const;
   /// Frees the results of the last run that the callee allocated (results
   /// never alias a bound argument's buffer in the functions freed this way).
   void freeResults();

@@ -12,6 +12,7 @@
 #include "Program.h"
 
 #include "dat/Runtime/ProgramABI.h"
+#include "dat/Support/BFloat16.h"
 
 #include <algorithm>
 #include <chrono>
@@ -60,14 +61,14 @@ long countArg(const std::string &option, const std::string &v, long max) {
 
 /// The `k` largest entries of the last axis at [b, ..., last, :] for every
 /// batch row b, largest first.
-void printTop(const dat::TensorToWrite &t, long k) {
+void printTop(const dat::TensorToWrite &t, const std::vector<float> &values,
+              long k) {
   int64_t batch = t.shape.front(), width = t.shape.back(), perBatch = 1;
   for (size_t i = 1; i < t.shape.size(); ++i)
     perBatch *= t.shape[i];
   k = std::min<long>(k, width);
   for (int64_t b = 0; b < batch; ++b) {
-    const float *row =
-        static_cast<const float *>(t.data) + (b + 1) * perBatch - width;
+    const float *row = values.data() + (b + 1) * perBatch - width;
     std::vector<int64_t> order(width);
     for (int64_t i = 0; i < width; ++i)
       order[i] = i;
@@ -190,17 +191,16 @@ int main(int argc, char **argv) {
     int64_t n = 1;
     for (int64_t dim : t.shape)
       n *= dim;
-    if (t.dtype == dat::DType::F32)
-      for (int64_t i = 0; i < n; ++i) {
-        float v = static_cast<const float *>(t.data)[i];
-        sum += v;
-        absSum += std::fabs(v);
-      }
+    std::vector<float> values = dat::floatValues(t.dtype, t.data, n);
+    for (float v : values) {
+      sum += v;
+      absSum += std::fabs(v);
+    }
     std::printf("%s: %s %s sum=%.6g abs-sum=%.6g\n", t.name.c_str(),
                 dat::dtypeName(t.dtype), shapeString(t.shape).c_str(), sum,
                 absSum);
-    if (top && t.dtype == dat::DType::F32 && t.shape.size() >= 2)
-      printTop(t, top);
+    if (top && !values.empty() && t.shape.size() >= 2)
+      printTop(t, values, top);
   }
   return 0;
 }

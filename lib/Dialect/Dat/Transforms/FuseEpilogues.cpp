@@ -37,11 +37,19 @@ static bool isContraction(linalg::LinalgOp op) {
          op.hasPureTensorSemantics() && op->getNumResults() == 1;
 }
 
-/// A linalg producer of `value` that tiling `root` may fuse: same type as
+/// Whether two tensor types have one shape (element types may differ: an
+/// f32 contraction feeds a bf16 epilogue under dat-narrow-storage).
+static bool sameShape(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  return ta && tb && ta.getShape() == tb.getShape();
+}
+
+/// A linalg producer of `value` that tiling `root` may fuse: the shape of
 /// the root's result (so a tile of the root is a tile of it), one use.
 static linalg::LinalgOp fusableProducer(Value value, Type rootType) {
   auto producer = value.getDefiningOp<linalg::LinalgOp>();
-  if (!producer || value.getType() != rootType || !value.hasOneUse() ||
+  if (!producer || !sameShape(value.getType(), rootType) ||
+      !value.hasOneUse() ||
       (!isElementwise(producer) && !isContraction(producer)))
     return {};
   return producer;
@@ -99,7 +107,7 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
     if (result.hasOneUse())
       if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
         if (isElementwise(user) &&
-            user->getResult(0).getType() == result.getType())
+            sameShape(user->getResult(0).getType(), result.getType()))
           return;
     SmallPtrSet<Operation *, 8> chain = fusedChain(op);
     if (!chain.empty())

@@ -7,6 +7,7 @@
 #ifndef DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 #define DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dat {
@@ -39,6 +40,11 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root);
 /// dat-fuse-epilogues). Returns the number of chains tiled.
 FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
                                        int64_t rows);
+
+/// Stores every f32 tensor of `module` (the frontend's flat IR) as
+/// `storage` while computing in f32 (see dat-narrow-storage). Fails with a
+/// diagnostic on IR outside that form.
+LogicalResult narrowFloatStorage(ModuleOp module, FloatType storage);
 
 } // namespace mlir::dat
 
