@@ -3,7 +3,8 @@
 // RUN: | FileCheck %s --check-prefix=PTX
 // RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit query-tile=16 key-tile=8" \
 // RUN: | FileCheck %s --check-prefix=CUBIN
-// RUN: not dat-opt %s --dat-gpu-pipeline="precision=bf16" 2>&1 | FileCheck %s --check-prefix=PREC
+// RUN: dat-opt %s --dat-narrow-storage --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa query-tile=16 key-tile=8" \
+// RUN: | FileCheck %s --check-prefix=BF16
 
 // Causal attention through the whole GPU lowering: the tile loop is one
 // kernel (dat-gpu-map-tiles), so the host function launches once; the
@@ -22,7 +23,18 @@
 // PTX-SAME: ld.shared.b32
 // PTX-SAME: ex2.approx
 // CUBIN: gpu.binary @attention_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
-// PREC: for the --precision option: Cannot find option named 'bf16'!
+// bf16 storage (dat-narrow-storage): still one launch; the kernel stages
+// 16-bit blocks into shared memory, widens them to f32 (cvt.f32.bf16) and
+// rounds the output once (cvt.rn.bf16.f32) as it stores it.
+// BF16: llvm.func @attention
+// BF16: gpu.launch_func
+// BF16-NOT: gpu.launch_func
+// BF16: gpu.binary @attention_kernel
+// BF16-SAME: ld.global.b16
+// BF16-SAME: st.shared.b16
+// BF16-SAME: cvt.f32.bf16
+// BF16-SAME: cvt.rn.bf16.f32
+// BF16-SAME: st.global.b16
 func.func @attention(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x8xf32>)
     -> tensor<1x4x40x8xf32> {
   %o = tensor.empty() : tensor<1x4x40x8xf32>

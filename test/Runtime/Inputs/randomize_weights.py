@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rewrites a program's weights file (safetensors, float32) with seeded
+"""Rewrites a program's weights file (safetensors, float32 or bfloat16) with seeded
 uniform values in [-0.35, 0.35), so that a model built with datc's
 --random-weights (small, near-degenerate values) makes varied predictions.
 Tensors whose names start with a --keep prefix (derived tables such as the
@@ -24,6 +24,11 @@ for name, e in header.items():
         continue
     b, end = e["data_offsets"]
     rng = random.Random("%d/%s" % (seed, name))
+    if e["dtype"] == "BF16":  # the top half of each float32 (truncated)
+        count = (end - b) // 2
+        values = struct.pack("<%df" % count, *[0.7 * (rng.random() - 0.5) for _ in range(count)])
+        data[b:end] = b"".join(values[4 * i + 2:4 * i + 4] for i in range(count))
+        continue
     count = (end - b) // 4
     data[b:end] = struct.pack("<%df" % count, *[0.7 * (rng.random() - 0.5) for _ in range(count)])
 open(dst, "wb").write(raw[:8 + n] + bytes(data))

@@ -290,6 +290,11 @@ LogicalResult Narrower::run(ModuleOp module) {
       if (failed(visit(&op)))
         return failure();
   }
+  // The narrow inits that accumulators were given f32 twins of.
+  module.walk([](tensor::EmptyOp empty) {
+    if (empty->use_empty())
+      empty->erase();
+  });
   return success();
 }
 
@@ -309,8 +314,9 @@ struct DatNarrowStoragePass
     else if (elementType == "f16")
       storage = Float16Type::get(ctx);
     else {
-      getOperation()->emitError("dat-narrow-storage: element-type must be "
-                                "bf16 or f16, got '")
+      mlir::emitError(getOperation().getLoc(),
+                      "dat-narrow-storage: element-type must be bf16 or f16, "
+                      "got '")
           << elementType << "'";
       return signalPassFailure();
     }
