@@ -181,7 +181,10 @@ def hyla(W, kw, call, inputs):
 
 
 def _skew_expm(p):
-    return torch.linalg.matrix_exp(p - p.transpose(-1, -2))
+    a = p - p.transpose(-1, -2)
+    if a.dtype in (torch.bfloat16, torch.float16):  # matrix_exp has no bf16
+        return torch.linalg.matrix_exp(a.float()).to(a.dtype)
+    return torch.linalg.matrix_exp(a)
 
 
 def _powers(w, size):
@@ -190,14 +193,14 @@ def _powers(w, size):
     while len(out) < size:
         last = out[-1]
         out += [t @ last for t in out]
-    eye = torch.eye(w.shape[-1], dtype=w.dtype, device=w.device)
+    eye = torch.eye(w.shape[-1], device=w.device).to(w.dtype)
     return torch.stack([eye.expand_as(w)] + out[:size])
 
 
 def _tree_maps(prims, bf, size):
     """maps[n] = P_{b1}ᵀ ⋯ P_{bt}ᵀ over node n's 0-based breadth-first path."""
     steps = _skew_expm(prims[:bf]).transpose(-1, -2)
-    maps = [torch.eye(prims.shape[-1], dtype=prims.dtype, device=prims.device)]
+    maps = [torch.eye(prims.shape[-1], device=prims.device).to(prims.dtype)]
     for n in range(1, size + 1):
         maps.append(maps[(n - 1) // bf] @ steps[(n - 1) % bf])
     return torch.stack(maps)

@@ -11,10 +11,13 @@ N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program 
 median of several runs); times the baselines from dat_torch.py — eager,
 torch.compile, and F.scaled_dot_product_attention for standard attention —
 with CUDA events (median of several measurements after warm-up) on the same
-weights and inputs; compares the program's output with eager's (a relative
-error above 1e-3 is an error: the run is also a check of the GPU code);
-records the baseline's peak memory. Writes the results as JSON and prints a
-Markdown table for BENCHMARKS.md.
+weights and inputs, in the program's dtype (bf16 programs: the baselines'
+weights and inputs are the same bf16 values); compares the program's output
+with the baseline's (fp32: eager's, a relative error above 1e-3 fails the
+run; bf16: both against eager in fp32 on the same bf16-valued weights and
+inputs, and dat's error above 2^-5 fails the run — the run is also a check
+of the GPU code); records the baseline's peak memory. Writes the results as
+JSON and prints a Markdown table for BENCHMARKS.md.
 
 `--device cpu` runs the same flow with CPU programs (suite.py build
 --target cpu) to check the script itself; its times mean nothing.
@@ -36,12 +39,17 @@ import safetensors_io  # noqa: E402
 
 PEAK_FP32 = 67e12  # H200 CUDA-core fp32, guide/benchmarks.md
 PEAK_BF16 = 790e12  # H200 dense bf16 tensor cores, measured
-# Both sides compute in fp32; the error is relative to the output's largest
-# magnitude.
-NUMERICS_LIMIT = 1e-3
+# Errors are relative to the output's largest magnitude. fp32: dat against
+# eager, both fp32. bf16: dat (bf16 storage, fp32 arithmetic) against eager
+# run in fp32 on the same bf16-valued weights and inputs; bf16 rounding of
+# every stored activation costs ~2^-8 per layer.
+NUMERICS_LIMIT = {"fp32": 1e-3, "bf16": 2.0 ** -5}
+TORCH_DTYPE = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def random_weights(spec, seed):
+    """Seeded weights for a header {name: {dtype, shape}} (F32 or BF16: the
+    same values, rounded for BF16)."""
     g = torch.Generator().manual_seed(seed)
     out = {}
     for name, info in sorted(spec.items()):
@@ -56,11 +64,13 @@ def random_weights(spec, seed):
             t = torch.zeros(shape)
         else:
             t = torch.randn(shape, generator=g) * 0.02
-        out[name] = ("F32", shape, t.numpy().tobytes())
+        if info["dtype"] == "BF16":
+            t = t.to(torch.bfloat16)
+        out[name] = safetensors_io.from_torch(t)
     return out
 
 
-def make_inputs(entry, seed):
+def make_inputs(entry, seed, precision):
     g = torch.Generator().manual_seed(seed)
     out = {}
     for name, info in entry["inputs"].items():
@@ -73,8 +83,8 @@ def make_inputs(entry, seed):
                 t = torch.randint(0, vocab, shape, generator=g)
             out["input." + name] = ("I64", shape, t.numpy().tobytes())
         else:
-            t = torch.randn(shape, generator=g)
-            out["input." + name] = ("F32", shape, t.numpy().tobytes())
+            t = torch.randn(shape, generator=g).to(TORCH_DTYPE[precision])
+            out["input." + name] = safetensors_io.from_torch(t)
     return out
 
 
@@ -120,9 +130,10 @@ def run_entry(d, device, repeat):
     if not os.path.exists(weights_path):
         spec = json.load(open(os.path.join(d, "weights.json")))
         safetensors_io.write(weights_path, random_weights(spec, 1))
+    precision = entry.get("precision", "fp32")
     inputs_path = os.path.join(d, "input.safetensors")
-    safetensors_io.write(inputs_path, make_inputs(entry, 2))
-    result = {"id": entry["id"], "module": entry["module"], "dtype": "fp32",
+    safetensors_io.write(inputs_path, make_inputs(entry, 2, precision))
+    result = {"id": entry["id"], "module": entry["module"], "dtype": precision,
               "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
               "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
 
@@ -147,7 +158,8 @@ def run_entry(d, device, repeat):
     shared = True
     for name, shape in entry.get("baseline_weights", {}).items():
         if name not in W:  # the program holds a derived form instead
-            W[name] = torch.randn(shape, device=device) * 0.02
+            W[name] = (torch.randn(shape, device=device) * 0.02).to(
+                TORCH_DTYPE[precision])
             shared = False
     io = {k[len("input."):]: safetensors_io.to_torch(v, device)
           for k, v in safetensors_io.read(inputs_path).items()}
@@ -173,34 +185,56 @@ def run_entry(d, device, repeat):
             except Exception as e:  # out of memory, no compiler, ...
                 result[name + "_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
         if shared:
-            # Against eager, or the first baseline that ran (eager's N×N
-            # tensors may not fit).
-            ran = [n for n in variants if n + "_ms" in result]
-            if ran:
-                want = variants[ran[0]]().float().cpu()
-                got = safetensors_io.to_torch(
-                    safetensors_io.read(out_path)["output." + out]).reshape(want.shape)
-                err = float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
-                result["max_rel_error_vs_" + ran[0]] = err
-                result["max_rel_error_vs_eager"] = err if ran[0] == "eager" else \
-                    "%.2g (vs %s)" % (err, ran[0])
-                if not err <= NUMERICS_LIMIT:
-                    result["error"] = "dat and %s differ: max relative error %.3g" % (
-                        ran[0], err)
-            else:
-                result["max_rel_error_vs_eager"] = "n/a (no baseline ran)"
+            check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
+                           precision)
         else:
             result["max_rel_error_vs_eager"] = "n/a (dat folds weights the baseline draws afresh)"
     return result
 
 
+def rel_error(got, want):
+    got, want = got.float().cpu().reshape(want.shape), want.float().cpu()
+    return float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
+
+
+def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
+                   precision):
+    """fp32: dat against eager, or the first baseline that ran (eager's N×N
+    tensors may not fit). bf16: dat and that baseline against eager in fp32
+    on the same (bf16-valued) weights and inputs."""
+    ran = [n for n in variants if n + "_ms" in result]
+    if not ran:
+        result["max_rel_error_vs_eager"] = "n/a (no baseline ran)"
+        return
+    got = safetensors_io.to_torch(safetensors_io.read(out_path)["output." + out])
+    if precision == "fp32":
+        want, against = variants[ran[0]](), ran[0]
+    else:
+        try:
+            wide = lambda t: t.float() if t.is_floating_point() else t
+            want = fn({k: wide(v) for k, v in W.items()}, kw, call,
+                      {k: wide(v) for k, v in io.items()})[out]
+        except Exception as e:  # eager in fp32 does not fit
+            result["max_rel_error_vs_eager"] = "n/a (fp32 eager: %s)" % type(e).__name__
+            return
+        against = "eager-fp32"
+        result["baseline_rel_error_vs_eager_fp32"] = rel_error(variants[ran[0]](), want)
+    err = rel_error(got, want)
+    result["max_rel_error_vs_" + against] = err
+    result["max_rel_error_vs_eager"] = err if against.startswith("eager") else \
+        "%.2g (vs %s)" % (err, against)
+    if not err <= NUMERICS_LIMIT[precision]:
+        result["error"] = "dat and %s differ: max relative error %.3g" % (against, err)
+
+
 def table(results):
-    rows = ["| id | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) | compile ms (×) "
-            "| SDPA ms (×) | eager peak MiB | max rel err |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| id | dtype | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) "
+            "| compile ms (×) | SDPA ms (×) | eager peak MiB | max rel err |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         if "dat_ms" not in r:
-            rows.append("| %s | error: %s | | | | | | |" % (r["id"], r["error"][:80]))
+            rows.append("| %s | %s | error: %s | | | | | | |" % (
+                r["id"], r["dtype"], r["error"][:80]))
             continue
 
         def base(name):
@@ -216,8 +250,10 @@ def table(results):
             err = "**%s**" % r["error"]
         elif isinstance(err, float):
             err = "%.2g" % err
-        rows.append("| %s | %.3f | %s | %s | %s | %s | %s | %s |" % (
-            r["id"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
+            if "baseline_rel_error_vs_eager_fp32" in r:  # bf16: the baseline's own
+                err += " (bf16 baseline: %.2g)" % r["baseline_rel_error_vs_eager_fp32"]
+        rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s |" % (
+            r["id"], r["dtype"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
             "%.0f" % (peak / 2**20) if peak else "—", err))
     return "\n".join(rows)
 

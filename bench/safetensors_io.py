@@ -41,14 +41,29 @@ def write(path, tensors):
             f.write(blob)
 
 
+def from_torch(t):
+    """A float or integer torch tensor as a (dtype, shape, bytes) entry."""
+    import torch
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        return ("BF16", list(t.shape), t.view(torch.int16).numpy().tobytes())
+    kind = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64",
+            torch.int32: "I32"}[t.dtype]
+    return (kind, list(t.shape), t.numpy().tobytes())
+
+
 def to_torch(entry, device="cpu", dtype=None):
     """A (dtype, shape, bytes) entry as a torch tensor (floats cast to
     `dtype` when given)."""
     import torch
     kind, shape, data = entry
-    torch_dtype = {"F32": torch.float32, "F64": torch.float64,
-                   "I64": torch.int64, "I32": torch.int32}[kind]
-    t = torch.frombuffer(bytearray(data), dtype=torch_dtype).reshape(shape)
+    if kind == "BF16":  # the bits, reinterpreted
+        t = torch.frombuffer(bytearray(data), dtype=torch.int16)
+        t = t.view(torch.bfloat16).reshape(shape)
+    else:
+        torch_dtype = {"F32": torch.float32, "F64": torch.float64,
+                       "I64": torch.int64, "I32": torch.int32}[kind]
+        t = torch.frombuffer(bytearray(data), dtype=torch_dtype).reshape(shape)
     if dtype is not None and t.is_floating_point():
         t = t.to(dtype)
     return t.to(device)

@@ -2,17 +2,19 @@
 """The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
 
 usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
-                         [--carry-limit BYTES]
+                         [--carry-limit BYTES] [--precision bf16,fp32]
        suite.py list
 
 `--smoke` builds the kernels and two models at tiny sizes (to check the
 scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
-file kept.
+file kept; `--precision` lists the precisions to build (default bf16,fp32:
+the suite's targets are bf16, fp32 shows the CUDA-core kernels).
 
-`build` (on the build machine, which has datc) writes, per suite entry,
-OUT/<id>/config.json and the program OUT/<id>/prog compiled by datc with
-seeded random weights. Weight files over 1 MiB are not carried to the GPU
-machine: their header is kept as OUT/<id>/weights.json and run.py
+`build` (on the build machine, which has datc) writes, per suite entry and
+precision, OUT/<id>.<precision>/config.json and the program
+OUT/<id>.<precision>/prog compiled by datc (--precision) with seeded random
+weights. Weight files over 1 MiB are not carried to the GPU
+machine: their header is kept as OUT/<id>.<precision>/weights.json and run.py
 regenerates seeded random values there (programs with weights derived at
 compile time keep theirs). Inputs are made on the GPU machine by run.py.
 Python's standard library only.
@@ -187,13 +189,16 @@ def config_of(entry):
             "inputs": inputs, "outputs": outputs}
 
 
-def build(out, target, only, small=False, carry_limit=CARRY_LIMIT):
+def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
+          precisions=("bf16", "fp32")):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
-    for entry in smoke() if small else suite():
+    for entry, precision in [(e, p) for e in (smoke() if small else suite())
+                             for p in precisions]:
         if only and entry["id"] not in only:
             continue
-        d = os.path.join(out, entry["id"])
+        entry = dict(entry, precision=precision)
+        d = os.path.join(out, "%s.%s" % (entry["id"], precision))
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(config_of(entry), f, indent=1)
@@ -201,10 +206,11 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT):
             json.dump(entry, f, indent=1)
         prog = os.path.join(d, "prog")
         cmd = [datc, "compile", os.path.join(d, "config.json"),
-               "--random-weights", "1", "--target", target, "-o", prog]
+               "--random-weights", "1", "--target", target,
+               "--precision", precision, "-o", prog]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
-            print("FAIL %s: %s" % (entry["id"], r.stderr.strip()))
+            print("FAIL %s (%s): %s" % (entry["id"], precision, r.stderr.strip()))
             failures += 1
             continue
         weights = prog + ".weights"
@@ -218,7 +224,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT):
             note = "weights regenerated on the GPU machine (%d MiB)" % (size >> 20)
         else:
             note = "weights carried (%d KiB)" % (size >> 10)
-        print("built %s: %s" % (entry["id"], note))
+        print("built %s (%s): %s" % (entry["id"], precision, note))
     return failures
 
 
@@ -232,6 +238,7 @@ def main():
         print(__doc__)
         return 2
     out, target, only, small, limit = args[1], "cuda", None, False, CARRY_LIMIT
+    precisions = ("bf16", "fp32")
     rest = args[2:]
     while rest:
         if rest[0] == "--smoke":
@@ -240,12 +247,15 @@ def main():
             limit, rest = int(rest[1]), rest[2:]
         elif rest[0] == "--target" and len(rest) > 1:
             target, rest = rest[1], rest[2:]
+        elif rest[0] == "--precision" and len(rest) > 1 and set(
+                rest[1].split(",")) <= {"bf16", "fp32"}:
+            precisions, rest = tuple(rest[1].split(",")), rest[2:]
         elif rest[0] == "--only" and len(rest) > 1:
             only, rest = set(rest[1].split(",")), rest[2:]
         else:
             print(__doc__)
             return 2
-    return 1 if build(out, target, only, small, limit) else 0
+    return 1 if build(out, target, only, small, limit, precisions) else 0
 
 
 if __name__ == "__main__":
