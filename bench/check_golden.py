@@ -1,55 +1,80 @@
 #!/usr/bin/env python3
-"""Proves the benchmark's PyTorch modules (dat_torch.py) equal to the
-reference implementations: runs each on the golden cases of its module (on
-the CPU, in float64) and compares every output the case has with the case's
-tolerance.
+"""Proves the benchmark's PyTorch modules (dat_torch.py), or with --jax its
+JAX ones (dat_jax.py), equal to the reference implementations: runs each on
+the golden cases of its module (on the CPU, in float64) and compares every
+output the case has with the case's tolerance.
 
-usage: check_golden.py GOLDEN_DIR
+usage: check_golden.py [--jax] GOLDEN_DIR
 
 Prints one line per output and `PASS <case>` / `FAIL <case>` per case;
-exit status 0 only if every case of a module dat_torch.py has passes.
+exit status 0 only if every case of a module the baselines have passes.
 """
 import json
 import os
 import sys
 
-import torch
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import dat_torch  # noqa: E402
 import safetensors_io  # noqa: E402
 
+NUMPY_DTYPE = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
 
-def check(case_dir):
+
+def as_float64(entry):
+    """A (dtype, shape, bytes) entry as a numpy array, floats in float64."""
+    kind, shape, data = entry
+    a = np.frombuffer(data, dtype=NUMPY_DTYPE[kind]).reshape(shape)
+    return a.astype(np.float64) if kind.startswith("F") else a
+
+
+def backend(use_jax):
+    """(modules, to-array, run) for PyTorch or JAX, in float64."""
+    if use_jax:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        import dat_jax
+        return dat_jax.MODULES, jnp.asarray, lambda fn, *a: fn(*a)
+    import torch
+    import dat_torch
+
+    def run(fn, *args):
+        with torch.no_grad():
+            return fn(*args)
+    return dat_torch.MODULES, torch.from_numpy, run
+
+
+def check(case_dir, use_jax):
     cfg = json.load(open(os.path.join(case_dir, "config.json")))
-    fn = dat_torch.MODULES.get(cfg["module"])
+    modules, to_array, run = backend(use_jax)
+    fn = modules.get(cfg["module"])
     if fn is None:
         return None
     name = cfg.get("name", os.path.basename(case_dir))
-    W = {k: safetensors_io.to_torch(v, dtype=torch.float64)
-         for k, v in safetensors_io.read(os.path.join(case_dir, "model.safetensors")).items()}
+    W = {k: to_array(as_float64(v)) for k, v in
+         safetensors_io.read(os.path.join(case_dir, "model.safetensors")).items()}
     io = safetensors_io.read(os.path.join(case_dir, "io.safetensors"))
-    inputs = {k[len("input."):]: safetensors_io.to_torch(v, dtype=torch.float64)
+    inputs = {k[len("input."):]: to_array(as_float64(v))
               for k, v in io.items() if k.startswith("input.")}
-    with torch.no_grad():
-        got = fn(W, cfg["kwargs"], cfg.get("call", {}), inputs)
+    got = run(fn, W, cfg["kwargs"], cfg.get("call", {}), inputs)
     tol = cfg.get("tolerance", {})
     rtol, atol = tol.get("rtol", 1e-4), tol.get("atol", 1e-5)
     ok, compared = True, 0
     for key in cfg["outputs"]:
         if key not in got or ("output." + key) not in io:
-            print("  %s: not produced by dat_torch" % key)
+            print("  %s: not produced by the baseline" % key)
             continue
-        want = safetensors_io.to_torch(io["output." + key], dtype=torch.float64)
-        have = got[key].reshape(want.shape) if got[key].numel() == want.numel() else None
-        if have is None:
-            print("  %s: shape %s, want %s" % (key, list(got[key].shape), list(want.shape)))
+        want = as_float64(io["output." + key])
+        have = np.asarray(got[key])
+        if have.size != want.size:
+            print("  %s: shape %s, want %s" % (key, list(have.shape), list(want.shape)))
             ok = False
             continue
-        err = (have - want).abs()
-        bad = int((err > atol + rtol * want.abs()).sum())
+        err = np.abs(have.reshape(want.shape) - want)
+        bad = int((err > atol + rtol * np.abs(want)).sum())
         print("  %s: %d of %d outside tolerance; max abs error %.3g"
-              % (key, bad, want.numel(), float(err.max())))
+              % (key, bad, want.size, float(err.max())))
         ok &= bad == 0
         compared += 1
     ok &= compared > 0
@@ -58,8 +83,9 @@ def check(case_dir):
 
 
 def main():
-    root = sys.argv[1]
-    results = [check(os.path.join(root, c)) for c in sorted(os.listdir(root))
+    use_jax = sys.argv[1:2] == ["--jax"]
+    root = sys.argv[2 if use_jax else 1]
+    results = [check(os.path.join(root, c), use_jax) for c in sorted(os.listdir(root))
                if os.path.isfile(os.path.join(root, c, "config.json"))]
     ran = [r for r in results if r is not None]
     print("%d cases, %d passed" % (len(ran), sum(ran)))

@@ -9,7 +9,8 @@ For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
 N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program (`prog --repeat`,
 median of several runs); times the baselines from dat_torch.py — eager,
-torch.compile, and F.scaled_dot_product_attention for standard attention —
+torch.compile, F.scaled_dot_product_attention for standard attention, and
+JAX `jit` of dat_jax.py for HYLA —
 with CUDA events (median of several measurements after warm-up) on the same
 weights and inputs, in the program's dtype (bf16 programs: the baselines'
 weights and inputs are the same bf16 values); compares the program's output
@@ -123,6 +124,38 @@ def time_fn(fn, device, repeat, runs=5):
     return statistics.median(times)
 
 
+def time_jax(entry, W, io, out, device, repeat, precision, runs=5):
+    """JAX `jit` of dat_jax's module on the same weights and inputs: (median
+    ms per call, peak device bytes or None, the output as a torch tensor).
+    Wall clock around block_until_ready (JAX has no CUDA events)."""
+    import jax
+    import jax.numpy as jnp
+    import dat_jax
+    fn = dat_jax.MODULES[entry["module"]]
+    dev = jax.devices("gpu" if device == "cuda" else "cpu")[0]
+    dtype = jnp.bfloat16 if precision == "bf16" else jnp.float32
+
+    def put(t):
+        a = t.float().cpu().numpy()
+        return jax.device_put(jnp.asarray(a, dtype=dtype), dev)
+    Wj = {k: put(v) for k, v in W.items()}
+    ioj = {k: put(v) for k, v in io.items()}
+    kw, call = entry["kwargs"], entry.get("call", {})
+    jitted = jax.jit(lambda W, io: fn(W, kw, call, io)[out])
+    y = jitted(Wj, ioj).block_until_ready()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            y = jitted(Wj, ioj)
+        y.block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3 / repeat)
+    stats = dev.memory_stats() if hasattr(dev, "memory_stats") else None
+    peak = stats.get("peak_bytes_in_use") if stats else None
+    return statistics.median(times), peak, torch.from_numpy(
+        jnp.asarray(y, dtype=jnp.float32).__array__().copy())
+
+
 def run_entry(d, device, repeat):
     entry = json.load(open(os.path.join(d, "entry.json")))
     prog = os.path.join(d, "prog")
@@ -184,6 +217,19 @@ def run_entry(d, device, repeat):
                     result[name + "_peak_bytes"] = torch.cuda.max_memory_allocated()
             except Exception as e:  # out of memory, no compiler, ...
                 result[name + "_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+        if "jax" in entry["baselines"]:
+            try:
+                ms, peak, y = time_jax(entry, W, io, out, device,
+                                       max(1, repeat // 2), precision)
+                result["jax_ms"] = ms
+                result["jax_speedup_of_dat"] = ms / result["dat_ms"]
+                if peak:
+                    result["jax_peak_bytes"] = peak
+                got = safetensors_io.to_torch(
+                    safetensors_io.read(out_path)["output." + out])
+                result["jax_rel_error_vs_dat"] = rel_error(y, got.float())
+            except Exception as e:  # no JAX, no GPU backend, out of memory
+                result["jax_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
         if shared:
             check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
                            precision)
@@ -229,11 +275,12 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
 
 def table(results):
     rows = ["| id | dtype | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) "
-            "| compile ms (×) | SDPA ms (×) | eager peak MiB | max rel err |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| compile ms (×) | SDPA ms (×) | JAX jit ms (×) | eager peak MiB "
+            "| max rel err |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         if "dat_ms" not in r:
-            rows.append("| %s | %s | error: %s | | | | | | |" % (
+            rows.append("| %s | %s | error: %s | | | | | | | |" % (
                 r["id"], r["dtype"], r["error"][:80]))
             continue
 
@@ -252,8 +299,9 @@ def table(results):
             err = "%.2g" % err
             if "baseline_rel_error_vs_eager_fp32" in r:  # bf16: the baseline's own
                 err += " (bf16 baseline: %.2g)" % r["baseline_rel_error_vs_eager_fp32"]
-        rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s |" % (
+        rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"], r["dtype"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
+            base("jax"),
             "%.0f" % (peak / 2**20) if peak else "—", err))
     return "\n".join(rows)
 

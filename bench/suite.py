@@ -84,7 +84,7 @@ def _hyla(n, b=4, h=16, dh=64):
         # Scores, z = Σ_h a·v (B·N²·H·dv) and o = Σ_j a·z (B·N²·H·dv).
         "flops": 2 * b * h * n * n * dh * 3,
         "flop_formula": "2·B·H·N²·dh·3 (scores, value net, output)",
-        "baselines": ["eager", "compile"],
+        "baselines": ["eager", "compile", "jax"],
     }
 
 

@@ -88,18 +88,28 @@ else:
 
 # `torch`: a Python with PyTorch (Debian's python3-torch lives under
 # /usr/bin/python3, which may not be the first python3 on PATH) for the
-# benchmark baselines' checks; %torch_python runs it.
-def _torch_python():
+# benchmark baselines' checks; %torch_python runs it. `jax`: the same for
+# JAX and numpy (DAT_JAX_PYTHON names one, e.g. a virtual environment's),
+# %jax_python.
+def _python_with(module, extra=()):
     import shutil
     import subprocess
-    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+    for candidate in (*extra, shutil.which("python3"), "/usr/bin/python3"):
         if candidate and subprocess.run(
-                [candidate, "-c", "import torch"], capture_output=True).returncode == 0:
+                [candidate, "-c", "import " + module], capture_output=True).returncode == 0:
             return candidate
     return None
 
 
-_tp = _torch_python()
+_jp = _python_with("jax, numpy", [os.environ.get("DAT_JAX_PYTHON")])
+if _jp:
+    config.available_features.add("jax")
+    config.substitutions.append(("%jax_python", _jp))
+else:
+    lit_config.note("no JAX: the JAX baseline's check is UNSUPPORTED "
+                    "(DAT_JAX_PYTHON=python-with-jax enables it)")
+
+_tp = _python_with("torch")
 if _tp:
     config.available_features.add("torch")
     config.substitutions.append(("%torch_python", _tp))
