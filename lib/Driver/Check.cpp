@@ -69,8 +69,8 @@ static Comparison compare(const float *got, const float *want, int64_t n,
 /// |got - want| <= 2^-4 * (|want| + rms(want)): 1/16 of its own size plus
 /// 1/16 of the output's typical size; the case's own, tighter tolerance
 /// is kept where it is looser.
-static std::pair<double, double>
-bf16Tolerance(const std::vector<float> &want, double rtol, double atol) {
+static std::pair<double, double> bf16Tolerance(const std::vector<float> &want,
+                                               double rtol, double atol) {
   double sumSq = 0;
   int64_t n = 0;
   for (float v : want)
@@ -80,8 +80,7 @@ bf16Tolerance(const std::vector<float> &want, double rtol, double atol) {
     }
   double rms = n ? std::sqrt(sumSq / n) : 0;
   constexpr double kBF16Tolerance = 1.0 / 16;
-  return {std::max(rtol, kBF16Tolerance),
-          std::max(atol, kBF16Tolerance * rms)};
+  return {std::max(rtol, kBF16Tolerance), std::max(atol, kBF16Tolerance * rms)};
 }
 
 /// Writes the input.* tensors of `ioPath` to `path`, float32 ones rounded

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dat/Driver/Driver.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Driver/Driver.h"
 #include "dat/Pipelines/Pipelines.h"
-#include "dat/Support/BFloat16.h"
 #include "dat/Runtime/ProgramABI.h"
+#include "dat/Support/BFloat16.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/InitAllDialects.h"
@@ -329,8 +329,8 @@ Error compileModel(const CompileOptions &options) {
       return e;
 
   if (options.precision == "bf16") {
-    if (failed(mlir::dat::narrowFloatStorage(
-            **module, mlir::BFloat16Type::get(&ctx))))
+    if (failed(mlir::dat::narrowFloatStorage(**module,
+                                             mlir::BFloat16Type::get(&ctx))))
       return createStringError("%s: internal error: bf16 storage failed",
                                options.configPath.c_str());
     for (std::vector<SignatureEntry> *entries : {&signature, &stepSignature})

@@ -26,8 +26,8 @@ signatureJson(const std::vector<SignatureEntry> &signature) {
   for (const SignatureEntry &e : signature) {
     json::Object o{{"name", e.name},
                    {"dtype", e.dtype == "int64"      ? "I64"
-                              : e.dtype == "bfloat16" ? "BF16"
-                                                      : "F32"},
+                             : e.dtype == "bfloat16" ? "BF16"
+                                                     : "F32"},
                    {"shape", json::Array(e.shape)}};
     if (e.kind == SignatureEntry::Output) {
       results.push_back(std::move(o));

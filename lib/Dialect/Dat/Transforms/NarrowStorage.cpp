@@ -46,7 +46,8 @@ private:
   Type retype(Type type, FloatType to) const {
     if (type == wide)
       return to;
-    if (auto t = dyn_cast<RankedTensorType>(type); t && t.getElementType() == wide)
+    if (auto t = dyn_cast<RankedTensorType>(type);
+        t && t.getElementType() == wide)
       return t.clone(to);
     return type;
   }
@@ -138,8 +139,8 @@ void Narrower::visitGenericBody(linalg::GenericOp op) {
       return;
     extract.getResult().setType(et);
     b.setInsertionPointAfter(extract);
-    Value w = arith::ExtFOp::create(b, extract.getLoc(), wide,
-                                    extract.getResult());
+    Value w =
+        arith::ExtFOp::create(b, extract.getLoc(), wide, extract.getResult());
     extract.getResult().replaceAllUsesExcept(w, w.getDefiningOp());
   });
   // Narrow outputs are written narrow.
@@ -148,8 +149,8 @@ void Narrower::visitGenericBody(linalg::GenericOp op) {
   for (auto [i, value] : llvm::enumerate(yield.getValues())) {
     Type et = getElementTypeOrSelf(op.getDpsInits()[i].getType());
     if (value.getType() != et && et == narrow)
-      yield->setOperand(i, arith::TruncFOp::create(b, yield.getLoc(), narrow,
-                                                   value));
+      yield->setOperand(
+          i, arith::TruncFOp::create(b, yield.getLoc(), narrow, value));
   }
 }
 
@@ -214,8 +215,8 @@ LogicalResult Narrower::visit(Operation *op) {
     } else if (scalar.getType() == wide) {
       scalar = arith::TruncFOp::create(b, op->getLoc(), narrow, scalar);
     }
-    Value filled = linalg::FillOp::create(b, op->getLoc(), scalar, init)
-                       .getResult(0);
+    Value filled =
+        linalg::FillOp::create(b, op->getLoc(), scalar, init).getResult(0);
     if (keepWide.erase(result))
       keepWide.insert(filled);
     result.replaceAllUsesWith(filled);
@@ -263,8 +264,7 @@ LogicalResult Narrower::run(ModuleOp module) {
       auto producer = init.getDefiningOp<linalg::LinalgOp>();
       if (producer && init.hasOneUse() &&
           producer.getNumReductionLoops() == 0 &&
-          (isa<linalg::FillOp>(producer) ||
-           isa<linalg::GenericOp>(producer)))
+          (isa<linalg::FillOp>(producer) || isa<linalg::GenericOp>(producer)))
         keepWide.insert(init);
     }
   });
