@@ -81,10 +81,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // bf16 storage (dat-narrow-storage): x86 has no bf16 conversions, and
   // LLVM's libcall for the narrowing one is missing from older libgcc; the
   // expansion is integer arithmetic with the same rounding (to nearest even).
+  // Buffers are allocated through MLIR's generic allocation functions,
+  // which the program's runtime defines to track the model's peak memory.
   buildHostToLLVM(pm, options.cInterface, [](OpPassManager &pm) {
     arith::ArithExpandOpsPassOptions expand;
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));
+    FinalizeMemRefToLLVMConversionPassOptions memref;
+    memref.useGenericFunctions = true;
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   });
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Program/MemoryStats.h"
 #include "../Program/ProgramMemory.h"
 #include "CudaDriver.h"
 
@@ -41,6 +42,7 @@ const void *visibleToProgram(const void *host, size_t bytes) {
   static std::map<const void *, Copy> copies;
   Copy &c = copies[host];
   if (c.bytes < bytes) {
+    memoryStats().arguments += bytes - c.bytes;
     if (c.ptr)
       cuda::check(cuda::driver().cuMemFree(c.ptr), "cuMemFree");
     cuda::check(cuda::driver().cuMemAllocManaged(&c.ptr, bytes ? bytes : 1,

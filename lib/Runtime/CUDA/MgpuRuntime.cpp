@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Program/MemoryStats.h"
 #include "CudaDriver.h"
 
 #include <cstdint>
@@ -157,6 +158,7 @@ void mgpuEventRecord(void *event, void *stream) {
 void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
   size_t n = bytes ? bytes : 1; // the driver rejects empty allocations
   BlockKey key{hostShared, n};
+  datrt::noteAllocated(n);
   if (void *reused = takeFreeBlock(key))
     return reused;
   CUdeviceptr p = 0;
@@ -178,6 +180,7 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
     check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
     return;
   }
+  datrt::noteFreed(it->second.second);
   freeBlocks().emplace(it->second, ptr);
   liveBlocks().erase(it);
 }

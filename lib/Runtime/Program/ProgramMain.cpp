@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MemoryStats.h"
 #include "Program.h"
 
 #include "dat/Runtime/ProgramABI.h"
@@ -37,7 +38,8 @@ void usage() {
       "          [--generate N [--full]] [--allow-nonfinite]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
-      "the model N times and reports the time per run. --top K also prints\n"
+      "the model N times and reports the time per run and the peak memory\n"
+      "the model allocated. --top K also prints\n"
       "the K largest entries of each output's last axis, for every batch row\n"
       "at the last position (the top classes, or the likeliest next tokens).\n"
       "The weights default to the file next to the program\n"
@@ -169,6 +171,10 @@ int main(int argc, char **argv) {
                     std::chrono::steady_clock::now() - start)
                     .count();
     std::printf("ran %ld times: %.4f ms per run\n", repeat, ms / repeat);
+    const MemoryStats &m = memoryStats();
+    std::printf("peak memory: %zu bytes allocated by the model, %zu bytes of "
+                "arguments copied to the device\n",
+                m.peak, m.arguments);
   }
 
   std::vector<std::vector<uint8_t>> buffers;
