@@ -179,7 +179,7 @@ LogicalResult Narrower::visitGeneric(linalg::GenericOp op) {
 LogicalResult Narrower::visit(Operation *op) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-    if (!dense || dense.getElementType() != wide)
+    if (!dense || !isWideTensor(constant.getResult()))
       return success();
     const llvm::fltSemantics &sem = narrow.getFloatSemantics();
     auto values = dense.mapValues(narrow, [&](const APFloat &v) {
