@@ -29,8 +29,33 @@ def _rope(x, cos, sin):
     return torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).flatten(-2)
 
 
-def attention(W, kw, call, inputs, sdpa=False):
-    """dual_attention's Attention (spec section 1): GQA, RoPE, causal."""
+_FLEX = {}
+
+
+def _flex_attention(q, k, v, mask, causal, scale):
+    """FlexAttention (torch >= 2.5), compiled once, with the causal and
+    explicit masks as a block mask."""
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if "fn" not in _FLEX:
+        _FLEX["fn"] = torch.compile(flex_attention)
+    L, S = q.shape[-2], k.shape[-2]
+
+    def keep(b, h, i, j):
+        ok = i >= j if causal else i >= 0
+        return ok & mask[i, j] if mask is not None else ok
+    block_mask = None
+    if causal or mask is not None:
+        key = (L, S, causal, None if mask is None else mask.data_ptr())
+        if key not in _FLEX:
+            _FLEX[key] = create_block_mask(keep, None, None, L, S, device=q.device)
+        block_mask = _FLEX[key]
+    return _FLEX["fn"](q, k, v, block_mask=block_mask, scale=scale)
+
+
+def attention(W, kw, call, inputs, sdpa=False, flex=False):
+    """dual_attention's Attention (spec section 1): GQA, RoPE, causal.
+    sdpa / flex: the attention core by F.scaled_dot_product_attention or
+    FlexAttention instead of materialized scores."""
     x = inputs["x"]
     B, L, D = x.shape
     H = kw["n_heads"]
@@ -56,6 +81,9 @@ def attention(W, kw, call, inputs, sdpa=False):
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
                                            is_causal=causal and mask is None,
                                            scale=scale)
+        probs = None
+    elif flex:
+        o = _flex_attention(q, k, v, mask, causal, scale)
         probs = None
     else:
         s = (q @ k.transpose(-1, -2)) * scale

@@ -9,8 +9,8 @@ For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
 N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program (`prog --repeat`,
 median of several runs); times the baselines from dat_torch.py — eager,
-torch.compile, F.scaled_dot_product_attention for standard attention, and
-JAX `jit` of dat_jax.py for HYLA —
+torch.compile, F.scaled_dot_product_attention and FlexAttention (compiled,
+torch >= 2.5) for standard attention, and JAX `jit` of dat_jax.py for HYLA —
 with CUDA events (median of several measurements after warm-up) on the same
 weights and inputs, in the program's dtype (bf16 programs: the baselines'
 weights and inputs are the same bf16 values); compares the program's output
@@ -211,6 +211,8 @@ def run_entry(d, device, repeat):
     if "sdpa" in entry["baselines"] and hasattr(torch.nn.functional,
                                                 "scaled_dot_product_attention"):
         variants["sdpa"] = lambda: fn(W, kw, call, io, sdpa=True)[out]
+    if "flex" in entry["baselines"]:  # fails (recorded) before torch 2.5
+        variants["flex"] = lambda: fn(W, kw, call, io, flex=True)[out]
     with torch.no_grad():
         for name, f in variants.items():
             try:
@@ -271,6 +273,10 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
             return
         against = "eager-fp32"
         result["baseline_rel_error_vs_eager_fp32"] = rel_error(variants[ran[0]](), want)
+    # Every other baseline is checked too (SDPA, FlexAttention, compile).
+    for name in ran:
+        if name != against:
+            result[name + "_rel_error_vs_" + against] = rel_error(variants[name](), want)
     err = rel_error(got, want)
     result["max_rel_error_vs_" + against] = err
     result["max_rel_error_vs_eager"] = err if against.startswith("eager") else \
@@ -281,12 +287,12 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
 
 def table(results):
     rows = ["| id | dtype | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) "
-            "| compile ms (×) | SDPA ms (×) | JAX jit ms (×) | peak MiB dat / eager "
-            "| max rel err |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| compile ms (×) | SDPA ms (×) | Flex ms (×) | JAX jit ms (×) "
+            "| peak MiB dat / eager | max rel err |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         if "dat_ms" not in r:
-            rows.append("| %s | %s | error: %s | | | | | | | |" % (
+            rows.append("| %s | %s | error: %s | | | | | | | | |" % (
                 r["id"], r["dtype"], r["error"][:80]))
             continue
 
@@ -305,9 +311,9 @@ def table(results):
             err = "%.2g" % err
             if "baseline_rel_error_vs_eager_fp32" in r:  # bf16: the baseline's own
                 err += " (bf16 baseline: %.2g)" % r["baseline_rel_error_vs_eager_fp32"]
-        rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s |" % (
+        rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"], r["dtype"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
-            base("jax"),
+            base("flex"), base("jax"),
             "%.1f / %s" % (r["dat_peak_bytes"] / 2**20,
                            "%.1f" % (peak / 2**20) if peak else "—"), err))
     return "\n".join(rows)

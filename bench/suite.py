@@ -43,7 +43,7 @@ def _attention(d_head, n, causal, b=4, h=16):
         # QKᵀ and PV only, halved when causal.
         "flops": 4 * b * h * n * n * d_head // (2 if causal else 1),
         "flop_formula": "4·B·H·N²·D" + ("/2" if causal else ""),
-        "baselines": ["eager", "compile", "sdpa"],
+        "baselines": ["eager", "compile", "sdpa", "flex"],
     }
 
 

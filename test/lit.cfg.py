@@ -90,7 +90,8 @@ else:
 # /usr/bin/python3, which may not be the first python3 on PATH) for the
 # benchmark baselines' checks; %torch_python runs it. `jax`: the same for
 # JAX and numpy (DAT_JAX_PYTHON names one, e.g. a virtual environment's),
-# %jax_python.
+# %jax_python; `flex`: PyTorch with FlexAttention (>= 2.5; DAT_FLEX_PYTHON),
+# %flex_python.
 def _python_with(module, extra=()):
     import shutil
     import subprocess
@@ -108,6 +109,15 @@ if _jp:
 else:
     lit_config.note("no JAX: the JAX baseline's check is UNSUPPORTED "
                     "(DAT_JAX_PYTHON=python-with-jax enables it)")
+
+_fp = _python_with("torch.nn.attention.flex_attention",
+                   [os.environ.get("DAT_FLEX_PYTHON")])
+if _fp:
+    config.available_features.add("flex")
+    config.substitutions.append(("%flex_python", _fp))
+else:
+    lit_config.note("no PyTorch >= 2.5: the FlexAttention baseline's check is "
+                    "UNSUPPORTED (DAT_FLEX_PYTHON=python-with-torch enables it)")
 
 _tp = _python_with("torch")
 if _tp:
