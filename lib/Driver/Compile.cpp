@@ -341,6 +341,9 @@ Error compileModel(const CompileOptions &options) {
     return createStringError("--precision %s: expected fp32 or bf16",
                              options.precision.c_str());
   }
+  if (options.gemm != "generated" && options.gemm != "library")
+    return createStringError("--gemm %s: expected generated or library",
+                             options.gemm.c_str());
 
   if (options.emit == "mlir")
     return writeAtomically(options.outputPath,
@@ -353,6 +356,7 @@ Error compileModel(const CompileOptions &options) {
       pipeline.queryTile = options.queryTile;
     if (options.keyTile)
       pipeline.keyTile = options.keyTile;
+    pipeline.gemmLibrary = options.gemm == "library";
   };
   if (cuda) {
     mlir::dat::GPUPipelineOptions pipeline;
@@ -365,6 +369,7 @@ Error compileModel(const CompileOptions &options) {
     mlir::dat::CPUPipelineOptions pipeline;
     pipeline.tileAttention = options.flash;
     pipeline.emulateGPUTiles = options.emulateGPUTiles;
+    pipeline.trackMemory = true; // the program's runtime counts allocations
     setTiles(pipeline);
     mlir::dat::buildCPUPipeline(pm, pipeline);
   }

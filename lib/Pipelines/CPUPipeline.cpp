@@ -24,14 +24,14 @@ namespace mlir::dat {
 
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
-                          bool fuseEpilogues,
+                          bool fuseEpilogues, bool gemmLibrary,
                           function_ref<void(OpPassManager &)> beforeDealloc) {
   if (tileAttention)
     pm.addPass(
         createDatTileAttention(DatTileAttentionOptions{queryTile, keyTile}));
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
-  if (fuseEpilogues) {
+  if (fuseEpilogues && !gemmLibrary) {
     pm.addPass(createDatFuseEpilogues());
     pm.addPass(createCanonicalizerPass());
   }
@@ -43,6 +43,10 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (gemmLibrary) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createDatGemmLibraryCalls());
+  }
   if (beforeDealloc)
     beforeDealloc(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
@@ -69,7 +73,8 @@ void buildHostToLLVM(OpPassManager &pm, bool cInterface,
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
-                       options.keyTile, options.fuseEpilogues, nullptr);
+                       options.keyTile, options.fuseEpilogues,
+                       options.gemmLibrary, nullptr);
   if (options.emulateGPUTiles)
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256,
@@ -81,15 +86,17 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   // bf16 storage (dat-narrow-storage): x86 has no bf16 conversions, and
   // LLVM's libcall for the narrowing one is missing from older libgcc; the
   // expansion is integer arithmetic with the same rounding (to nearest even).
-  // Buffers are allocated through MLIR's generic allocation functions,
-  // which the program's runtime defines to track the model's peak memory.
-  buildHostToLLVM(pm, options.cInterface, [](OpPassManager &pm) {
+  buildHostToLLVM(pm, options.cInterface, [&](OpPassManager &pm) {
     arith::ArithExpandOpsPassOptions expand;
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));
-    FinalizeMemRefToLLVMConversionPassOptions memref;
-    memref.useGenericFunctions = true;
-    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
+    // Buffers allocated through MLIR's generic allocation functions, which
+    // the program's runtime defines to track the model's peak memory.
+    if (options.trackMemory) {
+      FinalizeMemRefToLLVMConversionPassOptions memref;
+      memref.useGenericFunctions = true;
+      pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
+    }
   });
 }
 

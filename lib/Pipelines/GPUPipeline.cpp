@@ -4,8 +4,9 @@
 //
 // The attention tiles run as one kernel per op, a block per tile
 // (dat-gpu-map-tiles); every other parallel loop nest of a linalg op is a
-// kernel with one thread per element. fp32, no tensor cores yet: the
-// performance work replaces the hot loops.
+// kernel with one thread per element; with gemm-library the projections
+// are cuBLAS calls. The generated kernels compute in f32 on CUDA cores
+// (bf16 storage with dat-narrow-storage); no tensor-core kernels yet.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,7 @@ namespace mlir::dat {
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
                        options.keyTile, options.fuseEpilogues,
+                       options.gemmLibrary,
                        [](OpPassManager &nested) {
                          nested.addPass(createDatGPUStageConstants());
                        });

@@ -6,10 +6,10 @@
 //                --random-weights SEED) [--target cpu|cuda]
 //                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash]
 //                [--general-maps] [--emulate-gpu-tiles]
-//                [--precision fp32|bf16] -o OUT
+//                [--precision fp32|bf16] [--gemm generated|library] -o OUT
 //   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
 //                [--general-maps] [--emulate-gpu-tiles]
-//                [--precision fp32|bf16]
+//                [--precision fp32|bf16] [--gemm generated|library]
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,12 +30,15 @@ static const char *kUsage =
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
     "               --random-weights SEED) [--target cpu|cuda]\n"
     "               [--emit mlir|llvm|ptx|exe] [--precision fp32|bf16]\n"
-    "               [ATTENTION] -o OUT\n"
+    "               [--gemm generated|library] [ATTENTION] -o OUT\n"
     "  datc check CASE_DIR [--target cpu|cuda] [--precision fp32|bf16]\n"
-    "               [ATTENTION]\n"
+    "               [--gemm generated|library] [ATTENTION]\n"
     "  --precision bf16   store inputs, weights, outputs and activations in\n"
     "                     bfloat16, compute in float32 (check: inputs rounded\n"
     "                     to bf16, bf16 tolerance; see docs/precision.md)\n"
+    "  --gemm library     projections by the runtime's GEMM (cuBLAS on the\n"
+    "                     GPU, tensor cores for bf16) instead of generated\n"
+    "                     loops fused with their epilogues (the default)\n"
     "ATTENTION:\n"
     "  --flash-tiles Q,K  query rows and keys per flash-attention tile "
     "(default 64,64)\n"
@@ -105,6 +108,10 @@ int main(int argc, char **argv) {
       if (!value(options.precision) ||
           (options.precision != "fp32" && options.precision != "bf16"))
         return usageError("--precision expects fp32 or bf16");
+    } else if (a == "--gemm") {
+      if (!value(options.gemm) ||
+          (options.gemm != "generated" && options.gemm != "library"))
+        return usageError("--gemm expects generated or library");
     } else if (a == "--flash-tiles") {
       std::pair<StringRef, StringRef> qk =
           StringRef(value(v) ? v : "").split(',');
@@ -150,8 +157,8 @@ int main(int argc, char **argv) {
       return usageError("check needs a CASE_DIR");
     if (!options.weightsPath.empty() || options.randomSeed ||
         !options.outputPath.empty() || options.emit != "exe")
-      return usageError("check takes only CASE_DIR, --target, --precision "
-                        "and the attention options");
+      return usageError("check takes only CASE_DIR, --target, --precision, "
+                        "--gemm and the attention options");
     Expected<bool> pass = dat::checkCase(positional, options, outs());
     if (!pass) {
       report(pass.takeError());

@@ -113,6 +113,25 @@ def DatNarrowStorage : Pass<"dat-narrow-storage", "::mlir::ModuleOp"> {
   ];
 }
 
+def DatGemmLibraryCalls : Pass<"dat-gemm-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime's GEMM for the projections";
+  let description = [{
+    The library side of the GEMM strategy (`datc --gemm library`): every
+    projection outside the attention tiles — a `linalg.generic` on
+    contiguous buffers computing `y[..., o] += Σ_i x[..., i] · W[o, i]`
+    (f32 accumulator; x and W both f32 or both bf16) — becomes a call
+    `dat_gemm_f32` / `dat_gemm_bf16(x[M, K], W[N, K], y[M, N])`, y += x·Wᵀ,
+    with M the product of the leading dims (C interface). The GPU runtime
+    runs it with cuBLAS (tensor cores for bf16), the CPU runtime with a loop
+    nest. Run after bufferization; projections already tiled with their
+    epilogues (dat-fuse-epilogues) are inside loops and left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

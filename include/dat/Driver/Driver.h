@@ -37,6 +37,9 @@ struct CompileOptions {
   // Storage of float tensors (inputs, weights, outputs, activations):
   // "fp32", or "bf16" with f32 arithmetic (dat-narrow-storage).
   std::string precision = "fp32";
+  // Projections: "generated" loops fused with their epilogues, or calls of
+  // the runtime's GEMM, "library" (cuBLAS on the GPU).
+  std::string gemm = "generated";
 };
 
 /// Compiles a model description into `options.outputPath`: an executable

@@ -44,6 +44,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "residual epilogues row block by row block "
                      "(dat-fuse-epilogues)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemmLibrary{
+      *this, "gemm-library",
+      llvm::cl::desc("Compute the projections with the runtime's GEMM "
+                     "(dat-gemm-library-calls; cuBLAS on the GPU) instead "
+                     "of generated loops fused with their epilogues"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> trackMemory{
+      *this, "track-memory",
+      llvm::cl::desc("Allocate through MLIR's generic allocation functions, "
+                     "which the runtime of datc's programs defines to track "
+                     "the model's peak memory (other hosts, e.g. "
+                     "mlir-runner, do not define them)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "
@@ -87,6 +100,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "residual epilogues row block by row block "
                      "(dat-fuse-epilogues)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemmLibrary{
+      *this, "gemm-library",
+      llvm::cl::desc("Compute the projections with the runtime's GEMM "
+                     "(dat-gemm-library-calls; cuBLAS on the GPU) instead "
+                     "of generated loops fused with their epilogues"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> blockSize{*this, "block-size",
                                          llvm::cl::desc("Threads per block"),
                                          llvm::cl::init(256)};
@@ -114,9 +133,11 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// The shared front half: (flash tiling), decomposition, bufferization with
 /// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
+/// Projections are fused with their epilogues, or with `gemmLibrary` left
+/// whole and turned into calls of the runtime's GEMM.
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
-                          bool fuseEpilogues,
+                          bool fuseEpilogues, bool gemmLibrary,
                           function_ref<void(OpPassManager &)> beforeDealloc);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the

@@ -46,6 +46,11 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
 /// diagnostic on IR outside that form.
 LogicalResult narrowFloatStorage(ModuleOp module, FloatType storage);
 
+/// Replaces each projection on contiguous buffers in `module` by a call to
+/// the runtime's GEMM (see dat-gemm-library-calls). Returns the number of
+/// calls made.
+FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
+
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H

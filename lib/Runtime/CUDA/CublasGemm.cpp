@@ -1,0 +1,126 @@
+//===- CublasGemm.cpp - the runtime GEMM on the GPU: cuBLAS ---------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// dat_gemm_* (GemmABI.h) with cublasGemmEx: f32 accumulation, bf16 inputs
+// on tensor cores. Like the driver, cuBLAS is loaded at the first call
+// ($DAT_CUBLAS, else libcublas.so.13/.12/.so), so that programs need it
+// only when they use it. Row-major y[M,N] += x[M,K]·w[N,K]ᵀ is, in cuBLAS's
+// column-major terms, yᵀ[N,M] += (wᵀ)ᵀ·xᵀ: A = w (K×N, transposed),
+// B = x (K×M), C = y (N×M).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Program/GemmABI.h"
+#include "CudaDriver.h"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+extern "C" void *mgpuStreamCreate();
+extern "C" void mgpuStreamSynchronize(void *stream);
+
+namespace {
+
+using Status = int; // cublasStatus_t; 0 = CUBLAS_STATUS_SUCCESS
+constexpr int kOpN = 0, kOpT = 1;                 // cublasOperation_t
+constexpr int kR32F = 0, kR16BF = 14;             // cudaDataType
+constexpr int kCompute32F = 68;                   // cublasComputeType_t
+constexpr int kGemmDefault = -1;                  // cublasGemmAlgo_t
+
+struct Cublas {
+  Status (*create)(void **);
+  Status (*setStream)(void *, void *);
+  Status (*gemmEx)(void *, int, int, int, int, int, const void *, const void *,
+                   int, int, const void *, int, int, const void *, void *, int,
+                   int, int, int);
+  void *handle = nullptr;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+template <typename Fn> void resolve(void *lib, Fn &fn, const char *name) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn)
+    fail(std::string("cuBLAS has no ") + name);
+}
+
+const Cublas &cublas() {
+  static Cublas c = [] {
+    (void)datrt::cuda::driver(); // the context cuBLAS attaches to
+    void *lib = nullptr;
+    std::string tried;
+    const char *env = std::getenv("DAT_CUBLAS");
+    for (const char *name : {env, "libcublas.so.13", "libcublas.so.12",
+                             "libcublas.so"}) {
+      if (!name || !*name)
+        continue;
+      tried += std::string(tried.empty() ? "" : ", ") + name;
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    }
+    if (!lib)
+      fail("this program computes its projections with cuBLAS (datc --gemm "
+           "library), which cannot be loaded (tried " +
+           tried + "; set DAT_CUBLAS to libcublas.so's path)");
+    Cublas c;
+    resolve(lib, c.create, "cublasCreate_v2");
+    resolve(lib, c.setStream, "cublasSetStream_v2");
+    resolve(lib, c.gemmEx, "cublasGemmEx");
+    if (Status s = c.create(&c.handle))
+      fail("cublasCreate failed with status " + std::to_string(s));
+    if (Status s = c.setStream(c.handle, mgpuStreamCreate()))
+      fail("cublasSetStream failed with status " + std::to_string(s));
+    return c;
+  }();
+  return c;
+}
+
+int narrow(int64_t v, const char *what) {
+  if (v < 0 || v > INT_MAX)
+    fail(std::string("dat_gemm: ") + what + " " + std::to_string(v) +
+         " is out of cuBLAS's range");
+  return static_cast<int>(v);
+}
+
+template <typename T>
+void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
+          datrt::Matrix<float> &y, int type) {
+  if (x.strides[1] != 1 || w.strides[1] != 1 || y.strides[1] != 1)
+    fail("dat_gemm: the operands' rows must be contiguous");
+  int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
+      k = narrow(x.sizes[1], "K");
+  const Cublas &c = cublas();
+  float one = 1.0f;
+  Status s = c.gemmEx(c.handle, kOpT, kOpN, n, m, k, &one, w.data(), type,
+                      narrow(w.strides[0], "ld(w)"), x.data(), type,
+                      narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
+                      narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
+  if (s)
+    fail("cublasGemmEx failed with status " + std::to_string(s) + " (M=" +
+         std::to_string(m) + ", N=" + std::to_string(n) +
+         ", K=" + std::to_string(k) + ")");
+  mgpuStreamSynchronize(mgpuStreamCreate());
+}
+
+} // namespace
+
+extern "C" {
+void _mlir_ciface_dat_gemm_f32(datrt::Matrix<float> *x, datrt::Matrix<float> *w,
+                               datrt::Matrix<float> *y) {
+  gemm(*x, *w, *y, kR32F);
+}
+
+void _mlir_ciface_dat_gemm_bf16(datrt::Matrix<uint16_t> *x,
+                                datrt::Matrix<uint16_t> *w,
+                                datrt::Matrix<float> *y) {
+  gemm(*x, *w, *y, kR16BF);
+}
+}
