@@ -173,6 +173,7 @@ def run_entry(d, device, repeat):
     inputs_path = os.path.join(d, "input.safetensors")
     safetensors_io.write(inputs_path, make_inputs(entry, 2, precision))
     result = {"id": entry["id"], "module": entry["module"], "dtype": precision,
+              "gemm": entry.get("gemm", "generated"),
               "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
               "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
 
@@ -285,15 +286,20 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
         result["error"] = "dat and %s differ: max relative error %.3g" % (against, err)
 
 
+def variant(r):
+    """The dtype cell: "bf16", or "bf16 cuBLAS" with the library GEMM."""
+    return r["dtype"] + (" cuBLAS" if r.get("gemm") == "library" else "")
+
+
 def table(results):
-    rows = ["| id | dtype | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) "
+    rows = ["| id | dtype (GEMM) | dat ms | TFLOP/s (fp32 / bf16 peak) | eager ms (×) "
             "| compile ms (×) | SDPA ms (×) | Flex ms (×) | JAX jit ms (×) "
             "| peak MiB dat / eager | max rel err |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         if "dat_ms" not in r:
             rows.append("| %s | %s | error: %s | | | | | | | | |" % (
-                r["id"], r["dtype"], r["error"][:80]))
+                r["id"], variant(r), r["error"][:80]))
             continue
 
         def base(name):
@@ -312,7 +318,7 @@ def table(results):
             if "baseline_rel_error_vs_eager_fp32" in r:  # bf16: the baseline's own
                 err += " (bf16 baseline: %.2g)" % r["baseline_rel_error_vs_eager_fp32"]
         rows.append("| %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["id"], r["dtype"], r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
+            r["id"], variant(r), r["dat_ms"], tf, base("eager"), base("compile"), base("sdpa"),
             base("flex"), base("jax"),
             "%.1f / %s" % (r["dat_peak_bytes"] / 2**20,
                            "%.1f" % (peak / 2**20) if peak else "—"), err))

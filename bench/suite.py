@@ -3,18 +3,22 @@
 
 usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
                          [--carry-limit BYTES] [--precision bf16,fp32]
+                         [--gemm generated,library]
        suite.py list
 
 `--smoke` builds the kernels and two models at tiny sizes (to check the
 scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
 file kept; `--precision` lists the precisions to build (default bf16,fp32:
-the suite's targets are bf16, fp32 shows the CUDA-core kernels).
+the suite's targets are bf16, fp32 shows the CUDA-core kernels); `--gemm`
+the projection strategies (default generated,library: dat's own loops fused
+with their epilogues, and cuBLAS through the runtime — the run measures
+both, which is how the GEMM strategy is chosen).
 
-`build` (on the build machine, which has datc) writes, per suite entry and
-precision, OUT/<id>.<precision>/config.json and the program
-OUT/<id>.<precision>/prog compiled by datc (--precision) with seeded random
-weights. Weight files over 1 MiB are not carried to the GPU
-machine: their header is kept as OUT/<id>.<precision>/weights.json and run.py
+`build` (on the build machine, which has datc) writes, per suite entry,
+precision and GEMM strategy, OUT/<id>.<precision>[-cublas]/config.json and
+the program .../prog compiled by datc (--precision, --gemm) with seeded
+random weights. Weight files over 1 MiB are not carried to the GPU
+machine: their header is kept as .../weights.json and run.py
 regenerates seeded random values there (programs with weights derived at
 compile time keep theirs). Inputs are made on the GPU machine by run.py.
 Python's standard library only.
@@ -190,15 +194,16 @@ def config_of(entry):
 
 
 def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
-          precisions=("bf16", "fp32")):
+          precisions=("bf16", "fp32"), gemms=("generated", "library")):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
-    for entry, precision in [(e, p) for e in (smoke() if small else suite())
-                             for p in precisions]:
+    for entry, precision, gemm in [(e, p, g) for e in (smoke() if small else suite())
+                                   for p in precisions for g in gemms]:
         if only and entry["id"] not in only:
             continue
-        entry = dict(entry, precision=precision)
-        d = os.path.join(out, "%s.%s" % (entry["id"], precision))
+        entry = dict(entry, precision=precision, gemm=gemm)
+        variant = precision + ("-cublas" if gemm == "library" else "")
+        d = os.path.join(out, "%s.%s" % (entry["id"], variant))
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(config_of(entry), f, indent=1)
@@ -207,10 +212,10 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
         prog = os.path.join(d, "prog")
         cmd = [datc, "compile", os.path.join(d, "config.json"),
                "--random-weights", "1", "--target", target,
-               "--precision", precision, "-o", prog]
+               "--precision", precision, "--gemm", gemm, "-o", prog]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
-            print("FAIL %s (%s): %s" % (entry["id"], precision, r.stderr.strip()))
+            print("FAIL %s (%s): %s" % (entry["id"], variant, r.stderr.strip()))
             failures += 1
             continue
         weights = prog + ".weights"
@@ -224,7 +229,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
             note = "weights regenerated on the GPU machine (%d MiB)" % (size >> 20)
         else:
             note = "weights carried (%d KiB)" % (size >> 10)
-        print("built %s (%s): %s" % (entry["id"], precision, note))
+        print("built %s (%s): %s" % (entry["id"], variant, note))
     return failures
 
 
@@ -238,7 +243,7 @@ def main():
         print(__doc__)
         return 2
     out, target, only, small, limit = args[1], "cuda", None, False, CARRY_LIMIT
-    precisions = ("bf16", "fp32")
+    precisions, gemms = ("bf16", "fp32"), ("generated", "library")
     rest = args[2:]
     while rest:
         if rest[0] == "--smoke":
@@ -250,12 +255,15 @@ def main():
         elif rest[0] == "--precision" and len(rest) > 1 and set(
                 rest[1].split(",")) <= {"bf16", "fp32"}:
             precisions, rest = tuple(rest[1].split(",")), rest[2:]
+        elif rest[0] == "--gemm" and len(rest) > 1 and set(
+                rest[1].split(",")) <= {"generated", "library"}:
+            gemms, rest = tuple(rest[1].split(",")), rest[2:]
         elif rest[0] == "--only" and len(rest) > 1:
             only, rest = set(rest[1].split(",")), rest[2:]
         else:
             print(__doc__)
             return 2
-    return 1 if build(out, target, only, small, limit, precisions) else 0
+    return 1 if build(out, target, only, small, limit, precisions, gemms) else 0
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@
 #   scripts/cuda-golden.sh build [DIR]   here: compile every golden case with
 #                                        --target cuda into DIR (default
 #                                        build/cuda-golden), with its inputs,
-#                                        once in fp32 (DIR/CASE) and once with
+#                                        in fp32 (DIR/CASE) and with
 #                                        --precision bf16 (DIR/CASE.bf16, its
-#                                        inputs rounded to bf16)
+#                                        inputs rounded to bf16), each also
+#                                        with --gemm library (CASE.gemm,
+#                                        CASE.bf16-gemm: cuBLAS projections)
 #   scripts/cuda-golden.sh run [DIR]     there: run each program on its
 #                                        inputs and compare (python3) like
 #                                        `datc check`, then run it again and
@@ -27,20 +29,26 @@ build)
   cp "$root/scripts/compare_golden.py" "$root/scripts/cuda-golden.sh" "$dir/"
   for case_dir in "$golden"/*/; do
     name="$(basename "$case_dir")"
-    mkdir -p "$dir/$name"
-    cp "$case_dir/config.json" "$case_dir/io.safetensors" "$dir/$name/"
-    "$root/build/bin/datc" compile "$case_dir/config.json" \
-      --weights "$case_dir/model.safetensors" --target cuda \
-      -o "$dir/$name/program"
-    mkdir -p "$dir/$name.bf16"
-    cp "$case_dir/config.json" "$case_dir/io.safetensors" "$dir/$name.bf16/"
-    echo bf16 > "$dir/$name.bf16/precision"
-    python3 "$root/scripts/compare_golden.py" --bf16-inputs \
-      "$case_dir/io.safetensors" "$dir/$name.bf16/input.safetensors"
-    "$root/build/bin/datc" compile "$case_dir/config.json" \
-      --weights "$case_dir/model.safetensors" --target cuda \
-      --precision bf16 -o "$dir/$name.bf16/program"
-    echo "built $name (fp32 and bf16)"
+    # fp32 and bf16, each with generated projections and with cuBLAS's.
+    for variant in ":" ".bf16:--precision bf16" ".gemm:--gemm library" \
+        ".bf16-gemm:--precision bf16 --gemm library"; do
+      suffix="${variant%%:*}" flags="${variant#*:}"
+      out="$dir/$name$suffix"
+      mkdir -p "$out"
+      cp "$case_dir/config.json" "$case_dir/io.safetensors" "$out/"
+      case "$flags" in
+      *bf16*)
+        echo bf16 > "$out/precision"
+        python3 "$root/scripts/compare_golden.py" --bf16-inputs \
+          "$case_dir/io.safetensors" "$out/input.safetensors"
+        ;;
+      esac
+      # shellcheck disable=SC2086 # flags are words
+      "$root/build/bin/datc" compile "$case_dir/config.json" \
+        --weights "$case_dir/model.safetensors" --target cuda $flags \
+        -o "$out/program"
+    done
+    echo "built $name (fp32, bf16; generated and cuBLAS projections)"
   done
   ;;
 run)
