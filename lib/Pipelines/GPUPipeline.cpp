@@ -29,8 +29,7 @@ namespace mlir::dat {
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
                        options.keyTile, options.fuseEpilogues,
-                       options.gemmLibrary,
-                       [](OpPassManager &nested) {
+                       options.gemmLibrary, [](OpPassManager &nested) {
                          nested.addPass(createDatGPUStageConstants());
                        });
 

@@ -26,11 +26,11 @@ extern "C" void mgpuStreamSynchronize(void *stream);
 
 namespace {
 
-using Status = int; // cublasStatus_t; 0 = CUBLAS_STATUS_SUCCESS
-constexpr int kOpN = 0, kOpT = 1;                 // cublasOperation_t
-constexpr int kR32F = 0, kR16BF = 14;             // cudaDataType
-constexpr int kCompute32F = 68;                   // cublasComputeType_t
-constexpr int kGemmDefault = -1;                  // cublasGemmAlgo_t
+using Status = int;               // cublasStatus_t; 0 = CUBLAS_STATUS_SUCCESS
+constexpr int kOpN = 0, kOpT = 1; // cublasOperation_t
+constexpr int kR32F = 0, kR16BF = 14; // cudaDataType
+constexpr int kCompute32F = 68;       // cublasComputeType_t
+constexpr int kGemmDefault = -1;      // cublasGemmAlgo_t
 
 struct Cublas {
   Status (*create)(void **);
@@ -58,8 +58,8 @@ const Cublas &cublas() {
     void *lib = nullptr;
     std::string tried;
     const char *env = std::getenv("DAT_CUBLAS");
-    for (const char *name : {env, "libcublas.so.13", "libcublas.so.12",
-                             "libcublas.so"}) {
+    for (const char *name :
+         {env, "libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
       if (!name || !*name)
         continue;
       tried += std::string(tried.empty() ? "" : ", ") + name;
@@ -104,8 +104,8 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
                       narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
                       narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
   if (s)
-    fail("cublasGemmEx failed with status " + std::to_string(s) + " (M=" +
-         std::to_string(m) + ", N=" + std::to_string(n) +
+    fail("cublasGemmEx failed with status " + std::to_string(s) +
+         " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
          ", K=" + std::to_string(k) + ")");
   mgpuStreamSynchronize(mgpuStreamCreate());
 }

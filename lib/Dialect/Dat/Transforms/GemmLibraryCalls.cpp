@@ -79,10 +79,10 @@ static FailureOr<std::array<Value, 3>> matchProjection(linalg::GenericOp op) {
   SmallVector<AffineExpr> xe(lead), ye(lead);
   xe.push_back(expr(n - 1));
   ye.push_back(expr(n - 2));
-  SmallVector<AffineMap> want = {AffineMap::get(n, 0, xe, ctx),
-                                 AffineMap::get(n, 0, {expr(n - 2), expr(n - 1)},
-                                                ctx),
-                                 AffineMap::get(n, 0, ye, ctx)};
+  SmallVector<AffineMap> want = {
+      AffineMap::get(n, 0, xe, ctx),
+      AffineMap::get(n, 0, {expr(n - 2), expr(n - 1)}, ctx),
+      AffineMap::get(n, 0, ye, ctx)};
   if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want) ||
       !isMulAddBody(op))
     return failure();
@@ -106,8 +106,7 @@ static Value asMatrix(OpBuilder &b, Location loc, Value v) {
   for (int64_t d = 0; d + 1 < t.getRank(); ++d)
     lead.push_back(d);
   return memref::CollapseShapeOp::create(
-      b, loc, v,
-      ArrayRef<ReassociationIndices>{lead, {t.getRank() - 1}});
+      b, loc, v, ArrayRef<ReassociationIndices>{lead, {t.getRank() - 1}});
 }
 
 FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
@@ -134,8 +133,7 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
     auto fn = module.lookupSymbol<func::FuncOp>(name);
     if (!fn) {
       OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-      fn = func::FuncOp::create(top, loc, name,
-                                top.getFunctionType(types, {}));
+      fn = func::FuncOp::create(top, loc, name, top.getFunctionType(types, {}));
       fn.setPrivate();
       fn->setAttr("llvm.emit_c_interface", top.getUnitAttr());
     } else if (fn.getFunctionType().getInputs() != ArrayRef<Type>(types)) {
