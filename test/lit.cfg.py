@@ -92,36 +92,26 @@ else:
 # JAX and numpy (DAT_JAX_PYTHON names one, e.g. a virtual environment's),
 # %jax_python; `flex`: PyTorch with FlexAttention (>= 2.5; DAT_FLEX_PYTHON),
 # %flex_python.
-def _python_with(module, extra=()):
+def _python_feature(feature, module, env, missing):
+    """Adds `feature` and %<feature>_python for the first Python ($env, then
+    python3 on PATH, then /usr/bin/python3) that imports `module`."""
     import shutil
     import subprocess
-    for candidate in (*extra, shutil.which("python3"), "/usr/bin/python3"):
+    for candidate in (os.environ.get(env) if env else None,
+                      shutil.which("python3"), "/usr/bin/python3"):
         if candidate and subprocess.run(
                 [candidate, "-c", "import " + module], capture_output=True).returncode == 0:
-            return candidate
-    return None
+            config.available_features.add(feature)
+            config.substitutions.append(("%" + feature + "_python", candidate))
+            return
+    lit_config.note(missing)
 
 
-_jp = _python_with("jax, numpy", [os.environ.get("DAT_JAX_PYTHON")])
-if _jp:
-    config.available_features.add("jax")
-    config.substitutions.append(("%jax_python", _jp))
-else:
-    lit_config.note("no JAX: the JAX baseline's check is UNSUPPORTED "
-                    "(DAT_JAX_PYTHON=python-with-jax enables it)")
-
-_fp = _python_with("torch.nn.attention.flex_attention",
-                   [os.environ.get("DAT_FLEX_PYTHON")])
-if _fp:
-    config.available_features.add("flex")
-    config.substitutions.append(("%flex_python", _fp))
-else:
-    lit_config.note("no PyTorch >= 2.5: the FlexAttention baseline's check is "
-                    "UNSUPPORTED (DAT_FLEX_PYTHON=python-with-torch enables it)")
-
-_tp = _python_with("torch")
-if _tp:
-    config.available_features.add("torch")
-    config.substitutions.append(("%torch_python", _tp))
-else:
-    lit_config.note("no PyTorch: the benchmark baselines' checks are UNSUPPORTED")
+_python_feature("jax", "jax, numpy", "DAT_JAX_PYTHON",
+                "no JAX: the JAX baseline's check is UNSUPPORTED "
+                "(DAT_JAX_PYTHON=python-with-jax enables it)")
+_python_feature("flex", "torch.nn.attention.flex_attention", "DAT_FLEX_PYTHON",
+                "no PyTorch >= 2.5: the FlexAttention baseline's check is "
+                "UNSUPPORTED (DAT_FLEX_PYTHON=python-with-torch enables it)")
+_python_feature("torch", "torch", None,
+                "no PyTorch: the benchmark baselines' checks are UNSUPPORTED")
