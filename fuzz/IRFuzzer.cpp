@@ -4,10 +4,14 @@
 //
 // Any text is parsed as a module with every dialect dat-opt knows and
 // verified: errors are diagnostics, never a crash in a dat verifier, parser
-// or printer. Modules that verify are printed and parsed again.
+// or printer. Modules that verify are printed and parsed again, then given
+// to the module passes that rewrite any IR they are handed
+// (dat-narrow-storage, dat-gemm-library-calls): each either fails with a
+// diagnostic or leaves IR that verifies.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,5 +53,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       mlir::parseSourceString<mlir::ModuleOp>(printed, &ctx);
   if (!again)
     std::abort(); // what verifies must round-trip
+  if (mlir::succeeded(mlir::dat::narrowFloatStorage(
+          *again, mlir::BFloat16Type::get(&ctx))) &&
+      mlir::failed(mlir::verify(*again)))
+    std::abort(); // a pass that succeeds must leave valid IR
+  if (mlir::succeeded(mlir::dat::outlineProjectionGemms(*module)) &&
+      mlir::failed(mlir::verify(*module)))
+    std::abort();
   return 0;
 }

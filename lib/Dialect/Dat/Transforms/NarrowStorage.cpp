@@ -46,8 +46,7 @@ private:
   Type retype(Type type, FloatType to) const {
     if (type == wide)
       return to;
-    if (auto t = dyn_cast<RankedTensorType>(type);
-        t && t.getElementType() == wide)
+    if (auto t = dyn_cast<TensorType>(type); t && t.getElementType() == wide)
       return t.clone(to);
     return type;
   }
@@ -268,7 +267,16 @@ LogicalResult Narrower::run(ModuleOp module) {
         keepWide.insert(init);
     }
   });
-  // Signatures first, so that calls see their callee's new types.
+  // Signatures first, so that calls see their callee's new types. A
+  // declaration's signature is someone else's ABI: not ours to change.
+  auto changes = [&](TypeRange types) {
+    return llvm::any_of(types, [&](Type t) { return retype(t, narrow) != t; });
+  };
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isExternal() && (changes(fn.getArgumentTypes()) ||
+                            changes(fn.getResultTypes())))
+      return fn.emitOpError("dat-narrow-storage: the external function's f32 "
+                            "tensors would change its ABI");
   for (auto fn : module.getOps<func::FuncOp>()) {
     SmallVector<Type> inputs, results;
     for (Type t : fn.getArgumentTypes())

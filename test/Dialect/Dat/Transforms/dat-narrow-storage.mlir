@@ -148,3 +148,27 @@ func.func @loop(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A declaration's f32 tensors are another library's ABI (e.g. the runner's
+// printMemrefF32): refused rather than silently changed.
+// expected-error @+1 {{dat-narrow-storage: the external function's f32 tensors would change its ABI}}
+func.func private @printMemrefF32(tensor<*xf32>)
+
+func.func @print(%x: tensor<4xf32>) {
+  %u = tensor.cast %x : tensor<4xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+// -----
+
+// Unranked tensors are narrowed like ranked ones.
+// CHECK-LABEL: func.func @unranked
+// CHECK-SAME: (%{{.+}}: tensor<4xbf16>) -> tensor<*xbf16>
+// CHECK: tensor.cast %{{.+}} : tensor<4xbf16> to tensor<*xbf16>
+func.func @unranked(%x: tensor<4xf32>) -> tensor<*xf32> {
+  %u = tensor.cast %x : tensor<4xf32> to tensor<*xf32>
+  return %u : tensor<*xf32>
+}
