@@ -130,7 +130,11 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
     Type et = getElementTypeOrSelf(x.getType());
     SmallVector<Type> types = {dynamic2D(et), dynamic2D(et),
                                dynamic2D(b.getF32Type())};
-    auto fn = module.lookupSymbol<func::FuncOp>(name);
+    Operation *existing = module.lookupSymbol(name);
+    auto fn = dyn_cast_or_null<func::FuncOp>(existing);
+    if (existing && !fn)
+      return op.emitOpError("dat-gemm-library-calls: symbol @")
+             << name << " is not a function";
     if (!fn) {
       OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
       fn = func::FuncOp::create(top, loc, name, top.getFunctionType(types, {}));

@@ -1,4 +1,4 @@
-// RUN: dat-opt %s --dat-gemm-library-calls | FileCheck %s
+// RUN: dat-opt %s --split-input-file --verify-diagnostics --dat-gemm-library-calls | FileCheck %s
 
 // A projection on contiguous buffers, y[b, l, o] += Σ_i x[b, l, i] W[o, i],
 // becomes one call y[M, N] += x[M, K] · W[N, K]ᵀ with M = b·l; bf16
@@ -93,6 +93,27 @@ func.func @not_projections(%x: memref<2x3x8xf32>, %w: memref<5x8xf32>, %wt: memr
       %s = arith.addf %acc, %p : f32
       linalg.yield %s : f32
     }
+  }
+  return
+}
+
+// -----
+
+// The runtime's names are taken by something else: an error, not a second
+// symbol of the same name.
+#x = affine_map<(b, l, o, i) -> (b, l, i)>
+#w = affine_map<(b, l, o, i) -> (o, i)>
+#y = affine_map<(b, l, o, i) -> (b, l, o)>
+memref.global "private" @dat_gemm_f32 : memref<1xf32>
+func.func @taken(%x: memref<2x3x8xf32>, %w: memref<5x8xf32>, %y: memref<2x3x5xf32>) {
+  // expected-error @+1 {{dat-gemm-library-calls: symbol @dat_gemm_f32 is not a function}}
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x8xf32>, memref<5x8xf32>) outs(%y : memref<2x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }
