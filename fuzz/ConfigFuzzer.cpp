@@ -3,13 +3,15 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 // A config.json (any bytes) with seeded random weights goes through the
-// frontend: either a diagnostic about the input, or a module that verifies.
+// frontend: either a diagnostic about the input, or a module that verifies
+// and has a bf16 form that verifies too (dat-narrow-storage).
 // Building the IR allocates nothing in proportion to the model's dimensions
 // (weights are not materialized), so absurd sizes must be diagnosed, not
 // attempted.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/Driver/Driver.h"
 #include "dat/Frontend/Config.h"
 #include "dat/Frontend/ModelBuilder.h"
@@ -51,6 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (mlir::failed(mlir::verify(**module)))
     std::abort(); // finish() verified it; this would be a bug
+  // Every model the frontend builds has a bf16 form (--precision bf16).
+  if (mlir::failed(mlir::dat::narrowFloatStorage(
+          **module, mlir::BFloat16Type::get(&ctx))) ||
+      mlir::failed(mlir::verify(**module)))
+    std::abort();
   return 0;
 }
 
