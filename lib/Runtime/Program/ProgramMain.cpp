@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
     out.push_back(
         {"output." + s.name, s.dtype, s.shape, buffers.back().data()});
   }
+  forward.freeResults(); // copied out: the model's buffers are all returned
 
   if (!outputPath.empty()) {
     if (!dat::writeSafeTensors(outputPath, out, {}, error))
