@@ -12,8 +12,9 @@
 // in f32 for narrow operands.
 //
 // The frontend's IR is a flat sequence of dat, linalg, tensor and func ops
-// per function; anything with a region other than linalg.generic is refused
-// rather than guessed at.
+// per function; anything with a region other than linalg.generic, fill and
+// transpose is refused rather than guessed at, as are declarations whose
+// f32 tensors belong to another library's ABI.
 //
 //===----------------------------------------------------------------------===//
 
