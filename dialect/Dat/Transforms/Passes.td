@@ -100,7 +100,8 @@ def DatNarrowStorage : Pass<"dat-narrow-storage", "::mlir::ModuleOp"> {
     consumer. The dat ops take the narrow tensors and accumulate in f32
     themselves. Run it on the frontend's IR, before the pipeline: ops with
     regions other than `linalg.generic`, `linalg.fill` and
-    `linalg.transpose` are refused with an error.
+    `linalg.transpose`, and declarations with f32 tensors (another
+    library's ABI), are refused with an error.
   }];
   let options = [
     Option<"elementType", "element-type", "std::string", "\"bf16\"",
