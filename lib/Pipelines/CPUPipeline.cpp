@@ -26,9 +26,12 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
                           bool fuseEpilogues, bool gemmLibrary,
                           function_ref<void(OpPassManager &)> beforeDealloc) {
-  if (tileAttention)
-    pm.addPass(
-        createDatTileAttention(DatTileAttentionOptions{queryTile, keyTile}));
+  if (tileAttention) {
+    DatTileAttentionOptions tiles;
+    tiles.queryTile = queryTile;
+    tiles.keyTile = keyTile;
+    pm.addPass(createDatTileAttention(tiles));
+  }
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
   if (fuseEpilogues && !gemmLibrary) {

@@ -37,12 +37,19 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     the tile can see. With `fuse-prologues`, the rotations that produce the
     queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
     after them are fused into the tile loads: computed per query tile and key
-    block, never written whole. The `*_weights` ops and `dat.relations`, whose results
-    are N×N by definition, are left to the reference lowering.
+    block, never written whole. With `query-tile=0` the query tile is chosen
+    per op from its static shape: 64 rows, or 32 or 16 where that is what it
+    takes to make `min-tiles` tiles (blocks for every SM of the GPU). The
+    `*_weights` ops and `dat.relations`, whose results are N×N by
+    definition, are left to the reference lowering.
   }];
   let options = [
     Option<"queryTile", "query-tile", "int64_t", "64",
-           "Query rows per tile">,
+           "Query rows per tile; 0: per op, the largest of 64, 32 and 16 "
+           "that makes at least min-tiles tiles">,
+    Option<"minTiles", "min-tiles", "int64_t", "264",
+           "With query-tile=0: the tiles an op should make (264: two blocks "
+           "per SM of an H200)">,
     Option<"keyTile", "key-tile", "int64_t", "64",
            "Keys per block of the online softmax">,
     Option<"fusePrologues", "fuse-prologues", "bool", "true",

@@ -85,12 +85,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Device code embedded in the host module: bin (cubin "
                      "from ptxas), isa (PTX, JIT-compiled at load) or fatbin"),
       llvm::cl::init("bin")};
-  // A block per tile: smaller tiles than the CPU's host loops wanted, so
-  // that there are blocks for every SM and more tile buffers fit in shared
-  // memory (not yet tuned on a GPU).
+  // A block per tile: 0 chooses each op's query tile from its shape — 64
+  // rows, or 32/16 where that is what it takes to give every SM of an H200
+  // two blocks (dat-tile-attention min-tiles; not yet tuned on a GPU).
   PassOptions::Option<int64_t> queryTile{
-      *this, "query-tile", llvm::cl::desc("Query rows per attention tile"),
-      llvm::cl::init(64)};
+      *this, "query-tile",
+      llvm::cl::desc("Query rows per attention tile (0: per op, by shape)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};

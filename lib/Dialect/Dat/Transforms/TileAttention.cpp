@@ -46,6 +46,31 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
   return {one, rows};
 }
 
+/// The query tile for `op` when none is given (query-tile=0): 64 rows, or
+/// 32, or 16 — the largest that still makes `minTiles` tiles (enough blocks
+/// for every SM of the GPU), 16 if none does. The ops that keep every head
+/// in a tile (relational attention, HYLA) have few tiles at batch 4 and
+/// N = 1024 (64 at 64 rows): smaller tiles are the only parallelism left.
+/// Shapes not known statically get 64.
+int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
+  SmallVector<Range> domain = op.getIterationDomain(b);
+  for (int64_t rows : {64, 32, 16}) {
+    SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
+    int64_t tiles = 1;
+    for (auto [range, size] : llvm::zip(domain, sizes)) {
+      std::optional<int64_t> extent = getConstantIntValue(range.size);
+      std::optional<int64_t> tile = getConstantIntValue(size);
+      if (!extent || !tile)
+        return 64;
+      if (*tile > 0)
+        tiles *= llvm::divideCeil(*extent, *tile);
+    }
+    if (tiles >= minTiles)
+      return rows;
+  }
+  return 16;
+}
+
 /// Producers worth recomputing per tile: per-position rotations (RoPE,
 /// orthogonal maps) and the layout change between them and attention. A
 /// projection (a GEMM) is not: fused into key blocks it would be recomputed
@@ -105,9 +130,10 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (queryTile < 1 || keyTile < 1) {
-      getOperation()->emitError("dat-tile-attention: query-tile and key-tile "
-                                "must be positive, got ")
+    if (queryTile < 0 || keyTile < 1) {
+      getOperation()->emitError("dat-tile-attention: query-tile must be "
+                                "positive or 0 (per op), key-tile positive, "
+                                "got ")
           << static_cast<int64_t>(queryTile) << " and "
           << static_cast<int64_t>(keyTile);
       return signalPassFailure();
@@ -122,7 +148,9 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
       rewriter.setInsertionPoint(op);
       scf::SCFTilingOptions options;
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      options.setTileSizes(queryTileSizes(op, queryTile, rewriter));
+      int64_t rows =
+          queryTile ? queryTile : autoQueryTile(op, minTiles, rewriter);
+      options.setTileSizes(queryTileSizes(op, rows, rewriter));
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled))

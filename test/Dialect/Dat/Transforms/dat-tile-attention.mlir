@@ -7,9 +7,9 @@
 // RUN:   --dat-decompose-to-linalg --canonicalize --split-input-file \
 // RUN: | FileCheck %s --check-prefix=NONN --implicit-check-not=256x256
 // Bad tile sizes are an error, not a crash:
-// RUN: not dat-opt %s --dat-tile-attention="query-tile=0" --split-input-file 2>&1 \
+// RUN: not dat-opt %s --dat-tile-attention="key-tile=0" --split-input-file 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BAD
-// BAD: error: dat-tile-attention: query-tile and key-tile must be positive, got 0 and 64
+// BAD: error: dat-tile-attention: query-tile must be positive or 0 (per op), key-tile positive, got 64 and 0
 
 // Query tiles are an scf.forall over (batch, head group, query block): a
 // tile holds the 4 query heads that share one key/value head (8 over 2);

@@ -1,0 +1,46 @@
+// RUN: dat-opt %s --dat-tile-attention="query-tile=0 min-tiles=16" --split-input-file | FileCheck %s
+// RUN: not dat-opt %s --dat-tile-attention="query-tile=-1" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: dat-tile-attention: query-tile must be positive or 0 (per op), key-tile positive, got -1 and 64
+
+// query-tile=0: each op's query tile is the largest of 64, 32 and 16 rows
+// that still makes min-tiles tiles (here 16).
+
+// Relational attention keeps every head in a tile: batch 2 × 256 rows make
+// 8 tiles of 64 and 16 of 32 — 32 rows.
+// CHECK-LABEL: func.func @relational
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (2, 256) step (1, 32)
+func.func @relational(%q: tensor<2x4x256x8xf32>, %k: tensor<2x4x256x8xf32>, %qr: tensor<2x3x256x4xf32>,
+                      %s: tensor<2x4x256x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<2x4x256x8xf32> {
+  %o = tensor.empty() : tensor<2x4x256x8xf32>
+  %r = dat.relational_attention ins(%q, %k, %qr, %qr, %s, %wr : tensor<2x4x256x8xf32>, tensor<2x4x256x8xf32>,
+             tensor<2x3x256x4xf32>, tensor<2x3x256x4xf32>, tensor<2x4x256x8xf32>, tensor<4x8x3xf32>)
+         outs(%o : tensor<2x4x256x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "sigmoid"
+         -> tensor<2x4x256x8xf32>
+  return %r : tensor<2x4x256x8xf32>
+}
+
+// -----
+
+// Plain attention also splits over heads: 2 × 4 heads × 4 tiles of 64 rows
+// are already 32 tiles — 64 rows.
+// CHECK-LABEL: func.func @attention
+// CHECK: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) = (0, 0, 0) to (2, 4, 256) step (1, 1, 64)
+func.func @attention(%q: tensor<2x4x256x8xf32>) -> tensor<2x4x256x8xf32> {
+  %o = tensor.empty() : tensor<2x4x256x8xf32>
+  %r = dat.attention ins(%q, %q, %q : tensor<2x4x256x8xf32>, tensor<2x4x256x8xf32>, tensor<2x4x256x8xf32>)
+         outs(%o : tensor<2x4x256x8xf32>) scale = 0.5 -> tensor<2x4x256x8xf32>
+  return %r : tensor<2x4x256x8xf32>
+}
+
+// -----
+
+// HYLA with one sequence of 128 rows: even 16-row tiles make only 8 — 16.
+// CHECK-LABEL: func.func @hyla
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (1, 128) step (1, 16)
+func.func @hyla(%q: tensor<1x8x128x4xf32>) -> tensor<1x8x128x4xf32> {
+  %o = tensor.empty() : tensor<1x8x128x4xf32>
+  %r = dat.hyper_attention ins(%q, %q, %q : tensor<1x8x128x4xf32>, tensor<1x8x128x4xf32>, tensor<1x8x128x4xf32>)
+         outs(%o : tensor<1x8x128x4xf32>)
+         scale = 0.5 normalization = "rms_head" network = "mlp_relu" -> tensor<1x8x128x4xf32>
+  return %r : tensor<1x8x128x4xf32>
+}
