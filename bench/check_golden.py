@@ -25,7 +25,7 @@ def as_float64(entry):
     """A (dtype, shape, bytes) entry as a numpy array, floats in float64."""
     kind, shape, data = entry
     a = np.frombuffer(data, dtype=NUMPY_DTYPE[kind]).reshape(shape)
-    return a.astype(np.float64) if kind.startswith("F") else a
+    return a.astype(np.float64) if kind.startswith("F") else a.copy()  # writable
 
 
 def backend(use_jax):
@@ -45,9 +45,8 @@ def backend(use_jax):
     return dat_torch.MODULES, torch.from_numpy, run
 
 
-def check(case_dir, use_jax):
+def check(case_dir, modules, to_array, run):
     cfg = json.load(open(os.path.join(case_dir, "config.json")))
-    modules, to_array, run = backend(use_jax)
     fn = modules.get(cfg["module"])
     if fn is None:
         return None
@@ -85,7 +84,8 @@ def check(case_dir, use_jax):
 def main():
     use_jax = sys.argv[1:2] == ["--jax"]
     root = sys.argv[2 if use_jax else 1]
-    results = [check(os.path.join(root, c), use_jax) for c in sorted(os.listdir(root))
+    chosen = backend(use_jax)
+    results = [check(os.path.join(root, c), *chosen) for c in sorted(os.listdir(root))
                if os.path.isfile(os.path.join(root, c, "config.json"))]
     ran = [r for r in results if r is not None]
     print("%d cases, %d passed" % (len(ran), sum(ran)))

@@ -192,10 +192,13 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
        << format("%g", atol) << "); max abs error " << format("%.3g", c.maxAbs)
        << ", relative RMS error "
        << format("%.3g", c.wantSq > 0 ? std::sqrt(c.errSq / c.wantSq) : 0.0);
-    if (c.worst >= 0)
+    if (c.worst >= 0) {
       os << "; worst at flat index " << c.worst << ": got "
          << format("%.8g", gv[c.worst]) << ", want "
          << format("%.8g", wv[c.worst]);
+      if (std::isfinite(c.worstRatio))
+        os << " (" << format("%.2f", c.worstRatio) << " of its allowance)";
+    }
     os << "\n";
     pass = pass && c.bad == 0;
   }

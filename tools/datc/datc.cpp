@@ -85,6 +85,11 @@ int main(int argc, char **argv) {
       out = argv[++i];
       return true;
     };
+    // The option's value, if it is one of `allowed`.
+    auto choice = [&](std::string &out,
+                      std::initializer_list<StringRef> allowed) {
+      return value(out) && llvm::is_contained(allowed, StringRef(out));
+    };
     std::string v;
     if (a == "--weights") {
       if (!value(options.weightsPath))
@@ -98,21 +103,16 @@ int main(int argc, char **argv) {
                           "' is not a non-negative integer");
       options.randomSeed = seed;
     } else if (a == "--target") {
-      if (!value(options.target) ||
-          (options.target != "cpu" && options.target != "cuda"))
+      if (!choice(options.target, {"cpu", "cuda"}))
         return usageError("--target expects cpu or cuda");
     } else if (a == "--emit") {
-      if (!value(options.emit) ||
-          (options.emit != "mlir" && options.emit != "llvm" &&
-           options.emit != "ptx" && options.emit != "exe"))
+      if (!choice(options.emit, {"mlir", "llvm", "ptx", "exe"}))
         return usageError("--emit expects mlir, llvm, ptx or exe");
     } else if (a == "--precision") {
-      if (!value(options.precision) ||
-          (options.precision != "fp32" && options.precision != "bf16"))
+      if (!choice(options.precision, {"fp32", "bf16"}))
         return usageError("--precision expects fp32 or bf16");
     } else if (a == "--gemm") {
-      if (!value(options.gemm) ||
-          (options.gemm != "generated" && options.gemm != "library"))
+      if (!choice(options.gemm, {"generated", "library"}))
         return usageError("--gemm expects generated or library");
     } else if (a == "--flash-tiles") {
       std::pair<StringRef, StringRef> qk =

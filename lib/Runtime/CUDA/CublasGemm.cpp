@@ -17,7 +17,6 @@
 #include <dlfcn.h>
 
 #include <climits>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -41,16 +40,7 @@ struct Cublas {
   void *handle = nullptr;
 };
 
-[[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(1);
-}
-
-template <typename Fn> void resolve(void *lib, Fn &fn, const char *name) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!fn)
-    fail(std::string("cuBLAS has no ") + name);
-}
+using datrt::cuda::die;
 
 const Cublas &cublas() {
   static Cublas c = [] {
@@ -67,17 +57,18 @@ const Cublas &cublas() {
         break;
     }
     if (!lib)
-      fail("this program computes its projections with cuBLAS (datc --gemm "
-           "library), which cannot be loaded (tried " +
-           tried + "; set DAT_CUBLAS to libcublas.so's path)");
+      die("this program computes its projections with cuBLAS (datc --gemm "
+          "library), which cannot be loaded (tried " +
+          tried + "; set DAT_CUBLAS to libcublas.so's path)");
     Cublas c;
-    resolve(lib, c.create, "cublasCreate_v2");
-    resolve(lib, c.setStream, "cublasSetStream_v2");
-    resolve(lib, c.gemmEx, "cublasGemmEx");
+    using datrt::cuda::resolve;
+    resolve(lib, c.create, "cublasCreate_v2", "cuBLAS");
+    resolve(lib, c.setStream, "cublasSetStream_v2", "cuBLAS");
+    resolve(lib, c.gemmEx, "cublasGemmEx", "cuBLAS");
     if (Status s = c.create(&c.handle))
-      fail("cublasCreate failed with status " + std::to_string(s));
+      die("cublasCreate failed with status " + std::to_string(s));
     if (Status s = c.setStream(c.handle, mgpuStreamCreate()))
-      fail("cublasSetStream failed with status " + std::to_string(s));
+      die("cublasSetStream failed with status " + std::to_string(s));
     return c;
   }();
   return c;
@@ -85,8 +76,8 @@ const Cublas &cublas() {
 
 int narrow(int64_t v, const char *what) {
   if (v < 0 || v > INT_MAX)
-    fail(std::string("dat_gemm: ") + what + " " + std::to_string(v) +
-         " is out of cuBLAS's range");
+    die(std::string("dat_gemm: ") + what + " " + std::to_string(v) +
+        " is out of cuBLAS's range");
   return static_cast<int>(v);
 }
 
@@ -94,7 +85,7 @@ template <typename T>
 void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
           datrt::Matrix<float> &y, int type) {
   if (x.strides[1] != 1 || w.strides[1] != 1 || y.strides[1] != 1)
-    fail("dat_gemm: the operands' rows must be contiguous");
+    die("dat_gemm: the operands' rows must be contiguous");
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
       k = narrow(x.sizes[1], "K");
   const Cublas &c = cublas();
@@ -104,9 +95,9 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
                       narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
                       narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
   if (s)
-    fail("cublasGemmEx failed with status " + std::to_string(s) +
-         " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
-         ", K=" + std::to_string(k) + ")");
+    die("cublasGemmEx failed with status " + std::to_string(s) +
+        " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
+        ", K=" + std::to_string(k) + ")");
   mgpuStreamSynchronize(mgpuStreamCreate());
 }
 

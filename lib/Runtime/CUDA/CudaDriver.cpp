@@ -14,18 +14,23 @@
 
 namespace datrt::cuda {
 
-[[noreturn]] static void die(const std::string &message) {
+void die(const std::string &message) {
   std::fprintf(stderr, "dat: %s\n", message.c_str());
   std::fflush(stderr);
   std::_Exit(1);
 }
 
+void *librarySymbol(void *lib, const char *name, const char *library) {
+  void *symbol = dlsym(lib, name);
+  if (!symbol)
+    die(std::string(library) + " has no '" + name +
+        "': it is older than this program needs");
+  return symbol;
+}
+
 template <typename Fn>
 static void resolve(void *lib, Fn &fn, const char *name) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!fn)
-    die(std::string("the CUDA driver (libcuda.so.1) has no '") + name +
-        "': it is older than this program needs");
+  resolve(lib, fn, name, "the CUDA driver (libcuda.so.1)");
 }
 
 static Driver load() {

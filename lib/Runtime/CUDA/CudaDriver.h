@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace datrt::cuda {
 
@@ -53,6 +54,17 @@ struct Driver {
 /// on first use. Without a usable driver or GPU the program exits with a
 /// message saying so.
 const Driver &driver();
+
+/// Exits the program with "dat: <message>".
+[[noreturn]] void die(const std::string &message);
+
+/// Symbol `name` of `lib` (loaded at run time as `library`), or exit saying
+/// the library is older than the program needs.
+void *librarySymbol(void *lib, const char *name, const char *library);
+template <typename Fn>
+void resolve(void *lib, Fn &fn, const char *name, const char *library) {
+  fn = reinterpret_cast<Fn>(librarySymbol(lib, name, library));
+}
 
 /// Exits with "CUDA error in <call> (<what>): <name>: <description>" unless
 /// `result` is CUDA_SUCCESS.

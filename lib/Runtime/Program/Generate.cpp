@@ -120,11 +120,13 @@ int generate(const dat::json::Value &manifest,
            std::to_string(maxLen));
     step.bindWeights(weights);
     // Caches start zeroed; each step's updated caches are copied back.
-    std::vector<std::vector<float>> caches(step.args.size());
+    // (Bytes: caches are F32 or BF16, like the model's precision.)
+    std::vector<std::vector<uint8_t>> caches(step.args.size());
     std::vector<std::pair<size_t, size_t>> cacheResults; // result -> arg
     for (size_t i = 0; i < step.args.size(); ++i)
       if (step.args[i].kind == Slot::Cache) {
-        caches[i].assign(step.args[i].numElements(), 0.0f);
+        caches[i].assign(
+            step.args[i].numElements() * dat::dtypeSize(step.args[i].dtype), 0);
         step.bind(i, caches[i].data());
         cacheResults.push_back(
             {findSlot(step.results, step.args[i].name.c_str()), i});

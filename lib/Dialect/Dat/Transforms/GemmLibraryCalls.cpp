@@ -109,6 +109,34 @@ static Value asMatrix(OpBuilder &b, Location loc, Value v) {
       b, loc, v, ArrayRef<ReassociationIndices>{lead, {t.getRank() - 1}});
 }
 
+/// The runtime's GEMM for operands of element type `et` (f32 or bf16),
+/// declared once with a C interface; an error if the name is taken.
+static FailureOr<func::FuncOp> gemmDeclaration(ModuleOp module, Type et,
+                                               Operation *user) {
+  std::string name = et.isBF16() ? "dat_gemm_bf16" : "dat_gemm_f32";
+  auto matrix = [](Type t) {
+    return MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, t);
+  };
+  Type f32 = Float32Type::get(module.getContext());
+  SmallVector<Type> types = {matrix(et), matrix(et), matrix(f32)};
+  Operation *existing = module.lookupSymbol(name);
+  auto fn = dyn_cast_or_null<func::FuncOp>(existing);
+  if (existing && !fn)
+    return user->emitOpError("dat-gemm-library-calls: symbol @")
+           << name << " is not a function";
+  if (fn && fn.getFunctionType().getInputs() != ArrayRef<Type>(types))
+    return user->emitOpError("dat-gemm-library-calls: @")
+           << name << " exists with another type";
+  if (!fn) {
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    fn = func::FuncOp::create(top, module.getLoc(), name,
+                              top.getFunctionType(types, {}));
+    fn.setPrivate();
+    fn->setAttr("llvm.emit_c_interface", top.getUnitAttr());
+  }
+  return fn;
+}
+
 FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
   SmallVector<std::pair<linalg::GenericOp, std::array<Value, 3>>> found;
   module.walk([&](linalg::GenericOp op) {
@@ -117,37 +145,18 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
   });
   OpBuilder b(module.getContext());
   for (auto &[op, operands] : found) {
+    FailureOr<func::FuncOp> fn = gemmDeclaration(
+        module, getElementTypeOrSelf(operands[0].getType()), op);
+    if (failed(fn))
+      return failure();
     Location loc = op.getLoc();
     b.setInsertionPoint(op);
-    Value x = asMatrix(b, loc, operands[0]), w = operands[1],
-          y = asMatrix(b, loc, operands[2]);
-    bool bf16 = getElementTypeOrSelf(x.getType()).isBF16();
-    // One declaration per operand types (the runtime's _mlir_ciface_*).
-    std::string name = bf16 ? "dat_gemm_bf16" : "dat_gemm_f32";
-    auto dynamic2D = [&](Type et) {
-      return MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, et);
-    };
-    Type et = getElementTypeOrSelf(x.getType());
-    SmallVector<Type> types = {dynamic2D(et), dynamic2D(et),
-                               dynamic2D(b.getF32Type())};
-    Operation *existing = module.lookupSymbol(name);
-    auto fn = dyn_cast_or_null<func::FuncOp>(existing);
-    if (existing && !fn)
-      return op.emitOpError("dat-gemm-library-calls: symbol @")
-             << name << " is not a function";
-    if (!fn) {
-      OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-      fn = func::FuncOp::create(top, loc, name, top.getFunctionType(types, {}));
-      fn.setPrivate();
-      fn->setAttr("llvm.emit_c_interface", top.getUnitAttr());
-    } else if (fn.getFunctionType().getInputs() != ArrayRef<Type>(types)) {
-      return op.emitOpError("dat-gemm-library-calls: @")
-             << name << " exists with another type";
-    }
-    SmallVector<Value> operandsIn = {x, w, y}, args;
-    for (auto [v, t] : llvm::zip(operandsIn, types))
+    SmallVector<Value> matrices = {asMatrix(b, loc, operands[0]), operands[1],
+                                   asMatrix(b, loc, operands[2])};
+    SmallVector<Value> args;
+    for (auto [v, t] : llvm::zip(matrices, fn->getFunctionType().getInputs()))
       args.push_back(memref::CastOp::create(b, loc, t, v));
-    func::CallOp::create(b, loc, fn, args);
+    func::CallOp::create(b, loc, *fn, args);
     op.erase();
   }
   return static_cast<int64_t>(found.size());

@@ -22,6 +22,8 @@
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
+#include "LinalgBuilders.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -43,12 +45,12 @@ public:
   LogicalResult run(ModuleOp module);
 
 private:
-  /// `type` with f32 elements replaced by `to` (other types unchanged).
-  Type retype(Type type, FloatType to) const {
+  /// `type` with f32 (elements) made narrow; other types unchanged.
+  Type narrowType(Type type) const {
     if (type == wide)
-      return to;
+      return narrow;
     if (auto t = dyn_cast<TensorType>(type); t && t.getElementType() == wide)
-      return t.clone(to);
+      return t.clone(narrow);
     return type;
   }
   bool isWideTensor(Value v) const {
@@ -88,23 +90,18 @@ Value Narrower::castTensor(OpBuilder &b, Location loc, Value v, FloatType to) {
              SmallVector<utils::IteratorType>(t.getRank(),
                                               utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value c =
-                   to.getWidth() < cast<FloatType>(args[0].getType()).getWidth()
-                       ? Value(arith::TruncFOp::create(nb, nl, to, args[0]))
-                       : Value(arith::ExtFOp::create(nb, nl, to, args[0]));
-               linalg::YieldOp::create(nb, nl, c);
+               linalg::YieldOp::create(nb, nl, castFloat(nb, nl, args[0], to));
              })
       .getResult(0);
 }
 
 Value Narrower::narrowed(Value v) {
-  auto [it, inserted] = narrowCopies.try_emplace(v, Value());
-  if (!inserted)
-    return it->second;
-  OpBuilder b(v.getContext());
-  b.setInsertionPointAfterValue(v);
-  Value copy = castTensor(b, v.getLoc(), v, narrow);
-  narrowCopies[v] = copy;
+  Value &copy = narrowCopies[v];
+  if (!copy) {
+    OpBuilder b(v.getContext());
+    b.setInsertionPointAfterValue(v);
+    copy = castTensor(b, v.getLoc(), v, narrow);
+  }
   return copy;
 }
 
@@ -170,7 +167,7 @@ LogicalResult Narrower::visitGeneric(linalg::GenericOp op) {
     }
     if (isWideTensor(init.get()))
       init.set(narrowed(init.get()));
-    result.setType(retype(result.getType(), narrow));
+    result.setType(narrowType(result.getType()));
   }
   visitGenericBody(op);
   return success();
@@ -197,9 +194,10 @@ LogicalResult Narrower::visit(Operation *op) {
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return visitGeneric(generic);
 
-  // Every other consumer reads narrow tensors.
+  // Every other consumer reads narrow tensors (the f32 values left are the
+  // kept-wide ones).
   for (OpOperand &operand : op->getOpOperands())
-    if (isWideTensor(operand.get()) && keepWide.contains(operand.get()))
+    if (keepWide.contains(operand.get()))
       operand.set(narrowed(operand.get()));
 
   // The named linalg ops the frontend emits are rebuilt: their bodies are
@@ -210,14 +208,14 @@ LogicalResult Narrower::visit(Operation *op) {
       return success();
     OpBuilder b(op);
     Value scalar = fill.getInputs()[0];
-    if (keepWide.contains(result)) {
+    bool accumulator = keepWide.erase(result);
+    if (accumulator)
       init = wideInit(b, init);
-    } else if (scalar.getType() == wide) {
-      scalar = arith::TruncFOp::create(b, op->getLoc(), narrow, scalar);
-    }
+    else
+      scalar = castFloat(b, op->getLoc(), scalar, narrow);
     Value filled =
         linalg::FillOp::create(b, op->getLoc(), scalar, init).getResult(0);
-    if (keepWide.erase(result))
+    if (accumulator)
       keepWide.insert(filled);
     result.replaceAllUsesWith(filled);
     op->erase();
@@ -249,7 +247,7 @@ LogicalResult Narrower::visit(Operation *op) {
     if (r.getType() == wide)
       return op->emitOpError("dat-narrow-storage: unexpected f32 scalar "
                              "result outside a linalg body");
-    r.setType(retype(r.getType(), narrow));
+    r.setType(narrowType(r.getType()));
   }
   return success();
 }
@@ -270,24 +268,21 @@ LogicalResult Narrower::run(ModuleOp module) {
   });
   // Signatures first, so that calls see their callee's new types. A
   // declaration's signature is someone else's ABI: not ours to change.
-  auto changes = [&](TypeRange types) {
-    return llvm::any_of(types, [&](Type t) { return retype(t, narrow) != t; });
-  };
-  for (auto fn : module.getOps<func::FuncOp>())
-    if (fn.isExternal() && (changes(fn.getArgumentTypes()) ||
-                            changes(fn.getResultTypes())))
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    auto narrowed = [&](TypeRange types) {
+      return llvm::map_to_vector(types, [&](Type t) { return narrowType(t); });
+    };
+    FunctionType type =
+        FunctionType::get(module.getContext(), narrowed(fn.getArgumentTypes()),
+                          narrowed(fn.getResultTypes()));
+    if (type == fn.getFunctionType())
+      continue;
+    if (fn.isExternal())
       return fn.emitOpError("dat-narrow-storage: the external function's f32 "
                             "tensors would change its ABI");
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    SmallVector<Type> inputs, results;
-    for (Type t : fn.getArgumentTypes())
-      inputs.push_back(retype(t, narrow));
-    for (Type t : fn.getResultTypes())
-      results.push_back(retype(t, narrow));
-    fn.setType(FunctionType::get(module.getContext(), inputs, results));
-    if (!fn.isExternal())
-      for (BlockArgument arg : fn.getArguments())
-        arg.setType(retype(arg.getType(), narrow));
+    fn.setType(type);
+    for (BlockArgument arg : fn.getArguments())
+      arg.setType(narrowType(arg.getType()));
   }
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
