@@ -3,7 +3,8 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 // A config.json (any bytes) with seeded random weights goes through the
-// frontend: either a diagnostic about the input, or a module that verifies
+// frontend (buildProgram, decode steps included): either a diagnostic about
+// the input, or a module that verifies
 // and has a bf16 form that verifies too (dat-narrow-storage).
 // Building the IR allocates nothing in proportion to the model's dimensions
 // (weights are not materialized), so absurd sizes must be diagnosed, not
@@ -14,7 +15,7 @@
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/Driver/Driver.h"
 #include "dat/Frontend/Config.h"
-#include "dat/Frontend/ModelBuilder.h"
+#include "dat/Frontend/Frontend.h"
 #include "dat/Frontend/Weights.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -41,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext ctx(*registry);
   ctx.printOpOnDiagnostic(false);
   auto weights = dat::WeightSource::random(1);
-  std::vector<dat::SignatureEntry> signature;
-  auto module = dat::buildModelModule(ctx, *config, *weights, signature);
+  auto module = dat::buildProgram(ctx, *config, *weights);
   if (!module) {
     std::string message = llvm::toString(module.takeError());
     // A rejection must say why, and must be about the input: IR that fails

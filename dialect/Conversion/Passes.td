@@ -97,4 +97,48 @@ def DatGPUHostSharedMemory : Pass<"dat-gpu-host-shared-memory", "::mlir::ModuleO
   ];
 }
 
+def DatGPUStripCompileTimes : Pass<"dat-gpu-strip-compile-times", "::mlir::ModuleOp"> {
+  let summary = "Drop the compile times gpu-module-to-binary records";
+  let description = [{
+    `gpu-module-to-binary` records how long LLVM and ptxas took in each
+    `#gpu.object`'s properties (`LLVMIRToISATimeInMs`,
+    `ISAToBinaryTimeInMs`). They change from run to run and nothing reads
+    them; dropping them makes a GPU program's IR reproducible, so that
+    `dat-opt --dat-program-pipeline` replays `datc` byte for byte.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Programs: the interface between the compiled model and the runtime
+//===----------------------------------------------------------------------===//
+
+def DatProgramManifest : Pass<"dat-program-manifest", "::mlir::ModuleOp"> {
+  let summary = "Write the program's manifest from its entry functions";
+  let description = [{
+    Reads the entry functions of a program, `@forward` (required) and the
+    decode `@step` (where the model has one): the `#dat.program_value` of
+    every argument and result with its shape and element type (f32, bf16,
+    f16 or i64). Writes them as the JSON manifest the runtime reads
+    (`include/dat/Runtime/ProgramABI.h`): the null-terminated constant
+    global `dat_manifest`. Runs on tensors or buffers, after
+    `dat-narrow-storage` (whose element types it records) and before the
+    functions are lowered to LLVM.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def DatProgramEntry : Pass<"dat-program-entry", "::mlir::ModuleOp"> {
+  let summary = "Add the program's generic entry points";
+  let description = [{
+    The runtime's `main` is generic over models: it calls
+    `dat_entry(void **argv)`, which this pass generates in the LLVM dialect
+    to unpack the pointer array into a call of `_mlir_ciface_forward` (one
+    pointer per memref, a leading one for the results), and `dat_step` for
+    `_mlir_ciface_step` where the module has it. Runs after the conversion
+    to LLVM with C interfaces requested.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // DAT_CONVERSION_PASSES_TD

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Driver/Driver.h"
+#include "dat/Frontend/Config.h"
 #include "dat/Support/BFloat16.h"
+#include "dat/Support/SafeTensors.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -130,6 +132,9 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
   std::string program = (dir + "/program").str();
   std::string result = (dir + "/result.safetensors").str();
 
+  Expected<bool> bf16 = storesBF16(base.pipeline);
+  if (!bf16)
+    return bf16.takeError();
   CompileOptions options = base;
   options.configPath = configPath.str().str();
   options.weightsPath = modelPath.str().str();
@@ -140,7 +145,7 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
   std::string error;
   // A bf16 program reads bf16 inputs: the golden ones, rounded.
   std::string inputPath = ioPath.str().str();
-  if (options.precision == "bf16") {
+  if (*bf16) {
     inputPath = (dir + "/input.safetensors").str();
     if (Error e = writeBF16Inputs(ioPath, inputPath))
       return std::move(e);
@@ -173,7 +178,7 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
       pass = false;
       continue;
     }
-    DType expected = options.precision == "bf16" ? DType::BF16 : DType::F32;
+    DType expected = *bf16 ? DType::BF16 : DType::F32;
     if (!g || g->shape != w->shape || g->dtype != expected ||
         w->dtype != DType::F32) {
       os << "  " << spec.name << ": the program's output does not have the "
@@ -183,9 +188,8 @@ Expected<bool> checkCase(StringRef caseDir, const CompileOptions &base,
     }
     std::vector<float> gv = floatValues(g->dtype, g->data, g->numElements());
     std::vector<float> wv = floatValues(w->dtype, w->data, w->numElements());
-    auto [rtol, atol] = options.precision == "bf16"
-                            ? bf16Tolerance(wv, config->rtol, config->atol)
-                            : std::pair(config->rtol, config->atol);
+    auto [rtol, atol] = *bf16 ? bf16Tolerance(wv, config->rtol, config->atol)
+                              : std::pair(config->rtol, config->atol);
     Comparison c = compare(gv.data(), wv.data(), wv.size(), rtol, atol);
     os << "  " << spec.name << ": " << c.bad << " of " << c.count
        << " outside tolerance (rtol " << format("%g", rtol) << ", atol "

@@ -2,23 +2,29 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// config.json + weights → dat IR → CPU pipeline → LLVM IR → object file
-// (in-process, through LLVM's target machine) → executable (linked by the
-// system C++ compiler driver with the runtime's main), with the weights in a
-// sidecar file. Outputs are written to temporaries and renamed into place.
+// config.json + weights → the frontend's module (buildProgram) →
+// --dat-program-pipeline → LLVM IR → object file (in-process, through LLVM's
+// target machine) → executable (linked by the system C++ compiler driver
+// with the runtime's main), with the weights, listed by the program's
+// manifest, in a sidecar file. Outputs are written to temporaries and
+// renamed into place. Nothing here changes the IR: that is the pipeline's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/Driver/Driver.h"
+#include "dat/Frontend/Frontend.h"
 #include "dat/Pipelines/Pipelines.h"
 #include "dat/Runtime/ProgramABI.h"
 #include "dat/Support/BFloat16.h"
+#include "dat/Support/SafeTensors.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -28,6 +34,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -44,79 +51,33 @@ using namespace mlir;
 
 namespace dat {
 
-/// The CUDA toolkit datc compiles GPU code with: $CUDA_HOME, else the
-/// folder found at configure time.
-static std::string cudaToolkit() {
-  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    return home;
-  return DAT_CUDA_TOOLKIT;
-}
-
 void registerDriverDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-Expected<OwningOpRef<ModuleOp>>
-buildModelModule(MLIRContext &ctx, const ModelConfig &config,
-                 WeightSource &weights,
-                 std::vector<SignatureEntry> &signature) {
-  ModelBuilder builder(ctx, config, weights);
-  buildModel(builder);
-  auto module = builder.finish();
-  if (module)
-    signature = builder.signature();
-  return module;
+/// The program pipeline's options from their textual form, checked.
+static Expected<std::unique_ptr<mlir::dat::ProgramPipelineOptions>>
+parsePipelineOptions(StringRef text) {
+  auto options = std::make_unique<mlir::dat::ProgramPipelineOptions>();
+  std::string message;
+  raw_string_ostream os(message);
+  if (failed(options->parseFromString(text, os)))
+    return createStringError("invalid --dat-program-pipeline options '%s'%s%s",
+                             text.str().c_str(), message.empty() ? "" : ": ",
+                             StringRef(message).trim().str().c_str());
+  std::string error = mlir::dat::checkProgramPipelineOptions(*options);
+  if (!error.empty())
+    return createStringError("%s", error.c_str());
+  return std::move(options);
 }
 
-/// The language models also get a one-token decode step with caches
-/// (`--generate` in the program): built from the same kwargs and weights,
-/// with its functions renamed (step, step_*) and moved into `module`.
-static bool hasDecodeStep(const ModelConfig &config) {
-  // Softmax relations are normalized over every key, future ones included
-  // (spec §3.3): token t's output depends on later tokens, so there is no
-  // causal decode step to build.
-  if (const json::Object *ra = config.kwargs.getObject("ra_kwargs"))
-    if (ra->getString("rel_activation") == "softmax")
-      return false;
-  return (config.module == "TransformerLM" ||
-          config.module == "DualAttnTransformerLM") &&
-         config.findInput("idx") && config.wantsOutput("logits");
-}
-
-static Error addDecodeStep(MLIRContext &ctx, ModuleOp module,
-                           const ModelConfig &config, WeightSource &weights,
-                           std::vector<SignatureEntry> &signature) {
-  ModelConfig step = config;
-  step.decodeStep = true;
-  int64_t batch = config.findInput("idx")->shape.at(0);
-  step.inputs = {{"idx", {batch, 1}, "int64"}};
-  std::vector<int64_t> logits;
-  for (const TensorSpec &out : config.outputs)
-    if (out.name == "logits")
-      logits = out.shape;
-  if (logits.size() != 3)
-    return createStringError("%s: outputs.logits: expected [B, T, vocab]",
-                             config.path.c_str());
-  step.outputs = {{"logits", {batch, 1, logits[2]}, "float32"}};
-  auto stepModule = buildModelModule(ctx, step, weights, signature);
-  if (!stepModule)
-    return stepModule.takeError();
-  SymbolTable symbols(**stepModule);
-  for (auto fn : llvm::make_early_inc_range(
-           (*stepModule)->getBody()->getOps<func::FuncOp>())) {
-    std::string name = fn.getSymName() == "forward"
-                           ? "step"
-                           : ("step_" + fn.getSymName()).str();
-    if (failed(symbols.rename(fn, name)))
-      return createStringError("internal error: cannot rename %s",
-                               fn.getSymName().str().c_str());
-  }
-  for (auto fn : llvm::make_early_inc_range(
-           (*stepModule)->getBody()->getOps<func::FuncOp>()))
-    fn->moveBefore(module.getBody(), module.getBody()->end());
-  return Error::success();
+Expected<bool> storesBF16(StringRef pipelineOptions) {
+  auto options = parsePipelineOptions(pipelineOptions);
+  if (!options)
+    return options.takeError();
+  return (*options)->precision == mlir::dat::Precision::BF16;
 }
 
 /// Writes `text` to `path` through a temporary renamed into place.
@@ -229,34 +190,74 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda) {
   return Error::success();
 }
 
+/// One weight of the program: its name, shape and storage type.
+struct WeightSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool bf16;
+};
+
+/// The weights the program's manifest (dat-program-manifest) lists, once
+/// each (forward and step share theirs).
+static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(DAT_MANIFEST_SYMBOL);
+  auto text = global ? dyn_cast_or_null<StringAttr>(global.getValueOrNull())
+                     : StringAttr();
+  if (!text)
+    return createStringError("internal error: the program has no manifest");
+  Expected<json::Value> manifest =
+      json::parse(text.getValue().rtrim(StringRef("\0", 1)));
+  if (!manifest)
+    return manifest.takeError();
+  std::vector<WeightSpec> weights;
+  std::set<std::string> seen;
+  auto collect = [&](const json::Object *signature) {
+    const json::Array *args = signature ? signature->getArray("args") : nullptr;
+    for (const json::Value &arg : args ? *args : json::Array()) {
+      const json::Object *o = arg.getAsObject();
+      if (!o || o->getString("kind") != "weight")
+        continue;
+      WeightSpec w{o->getString("name").value_or("").str(),
+                   {},
+                   o->getString("dtype") == "BF16"};
+      if (const json::Array *shape = o->getArray("shape"))
+        for (const json::Value &d : *shape)
+          w.shape.push_back(d.getAsInteger().value_or(0));
+      if (seen.insert(w.name).second)
+        weights.push_back(std::move(w));
+    }
+  };
+  const json::Object *forward = manifest->getAsObject();
+  collect(forward);
+  if (forward)
+    collect(forward->getObject("step"));
+  return weights;
+}
+
 static Error writeWeights(StringRef path, WeightSource &weights,
-                          const std::vector<SignatureEntry> &signature) {
+                          const std::vector<WeightSpec> &specs) {
   std::vector<std::vector<float>> storage;
   std::vector<std::vector<uint16_t>> narrow; // bf16 copies
   std::vector<TensorToWrite> tensors;
-  std::set<std::string> written; // forward and step share their weights
   // Refuse absurd sizes before allocating anything.
   double total = 0;
-  for (const SignatureEntry &e : signature)
-    if (e.kind == SignatureEntry::Weight) {
-      double n = 4;
-      for (int64_t d : e.shape)
-        n *= static_cast<double>(d);
-      total += n;
-    }
+  for (const WeightSpec &w : specs) {
+    double n = 4;
+    for (int64_t d : w.shape)
+      n *= static_cast<double>(d);
+    total += n;
+  }
   if (total > static_cast<double>(int64_t(1) << 36))
     return createStringError(
         "%s: the model's weights would take %.3g GiB (limit 64 GiB): check "
         "the configuration's dimensions",
         path.str().c_str(), total / (1 << 30));
-  for (const SignatureEntry &e : signature) {
-    if (e.kind != SignatureEntry::Weight || !written.insert(e.name).second)
-      continue;
+  for (const WeightSpec &w : specs) {
     int64_t n = 1;
-    for (int64_t d : e.shape)
+    for (int64_t d : w.shape)
       n *= d;
     storage.emplace_back(n);
-    weights.fill(e.name, e.shape, storage.back().data());
+    weights.fill(w.name, w.shape, storage.back().data());
     // A NaN or infinity in a weight makes every output it reaches NaN:
     // refuse it here, naming the weight, rather than run a broken model.
     const std::vector<float> &v = storage.back();
@@ -265,17 +266,17 @@ static Error writeWeights(StringRef path, WeightSource &weights,
         return createStringError(
             "%s: weight '%s' element %lld is %s (the model's weights must be "
             "finite)",
-            weights.describe().c_str(), e.name.c_str(),
+            weights.describe().c_str(), w.name.c_str(),
             static_cast<long long>(i), std::isnan(v[i]) ? "NaN" : "infinite");
-    if (e.dtype == "bfloat16") {
+    if (w.bf16) {
       narrow.emplace_back(n);
       for (int64_t i = 0; i < n; ++i)
         narrow.back()[i] = floatToBF16(v[i]);
       storage.back() = {};
-      tensors.push_back({e.name, DType::BF16, e.shape, narrow.back().data()});
+      tensors.push_back({w.name, DType::BF16, w.shape, narrow.back().data()});
       continue;
     }
-    tensors.push_back({e.name, DType::F32, e.shape, storage.back().data()});
+    tensors.push_back({w.name, DType::F32, w.shape, storage.back().data()});
   }
   std::string error;
   if (!writeSafeTensors(path.str(), tensors, {{"format", "dat-weights"}},
@@ -284,7 +285,31 @@ static Error writeWeights(StringRef path, WeightSource &weights,
   return Error::success();
 }
 
+/// Prints `module` as dat-opt prints its result, so that a replay through
+/// dat-opt gives the same bytes.
+static void printModule(ModuleOp module, raw_ostream &os) {
+  module->print(os);
+  os << "\n";
+}
+
 Error compileModel(const CompileOptions &options) {
+  auto pipeline = parsePipelineOptions(options.pipeline);
+  if (!pipeline)
+    return pipeline.takeError();
+  bool cuda = (*pipeline)->target == mlir::dat::Target::CUDA;
+  if (options.emit == Emit::PTX) {
+    if (!cuda)
+      return createStringError("--emit ptx needs --target cuda");
+    (*pipeline)->format = mlir::dat::DeviceCodeFormat::Isa;
+  }
+  std::string toolkit = (*pipeline)->toolkit;
+  if (cuda && options.emit != Emit::Dat &&
+      !sys::fs::can_execute(toolkit + "/bin/ptxas"))
+    return createStringError(
+        "--target cuda needs the CUDA toolkit's ptxas, not found at %s/bin "
+        "(set CUDA_HOME to the toolkit's folder)",
+        toolkit.c_str());
+
   Expected<ModelConfig> config = loadModelConfig(options.configPath);
   if (!config)
     return config.takeError();
@@ -298,81 +323,22 @@ Error compileModel(const CompileOptions &options) {
       return opened.takeError();
     weights = std::move(*opened);
   }
-  bool cuda = options.target == "cuda";
-  std::string toolkit = cudaToolkit();
-  if (cuda && !sys::fs::can_execute(toolkit + "/bin/ptxas"))
-    return createStringError(
-        "--target cuda needs the CUDA toolkit's ptxas, not found at %s/bin "
-        "(set CUDA_HOME to the toolkit's folder)",
-        toolkit.c_str());
-  if (cuda && !options.flash)
-    return createStringError("--no-flash: the GPU lowering always tiles "
-                             "attention (the reference form is for the CPU)");
-  if (options.emulateGPUTiles && (cuda || !options.flash))
-    return createStringError("--emulate-gpu-tiles runs the GPU mapping of the "
-                             "flash tiles on the CPU: it needs --target cpu "
-                             "and the flash tiling");
-  if (options.emit == "ptx" && !cuda)
-    return createStringError("--emit ptx needs --target cuda");
 
   DialectRegistry registry;
   registerDriverDialects(registry);
   MLIRContext ctx(registry);
-  std::vector<SignatureEntry> signature, stepSignature;
-  auto module = buildModelModule(ctx, *config, *weights, signature);
+  auto module = buildProgram(ctx, *config, *weights);
   if (!module)
     return module.takeError();
-  bool step = hasDecodeStep(*config);
-  if (step)
-    if (Error e =
-            addDecodeStep(ctx, **module, *config, *weights, stepSignature))
-      return e;
-
-  if (options.precision == "bf16") {
-    if (failed(mlir::dat::narrowFloatStorage(**module,
-                                             mlir::BFloat16Type::get(&ctx))))
-      return createStringError("%s: internal error: bf16 storage failed",
-                               options.configPath.c_str());
-    for (std::vector<SignatureEntry> *entries : {&signature, &stepSignature})
-      for (SignatureEntry &e : *entries)
-        if (e.dtype == "float32")
-          e.dtype = "bfloat16";
-  } else if (options.precision != "fp32") {
-    return createStringError("--precision %s: expected fp32 or bf16",
-                             options.precision.c_str());
-  }
-  if (options.gemm != "generated" && options.gemm != "library")
-    return createStringError("--gemm %s: expected generated or library",
-                             options.gemm.c_str());
-
-  if (options.emit == "mlir")
+  if (options.emit == Emit::Dat)
     return writeAtomically(options.outputPath,
-                           [&](raw_ostream &os) { (*module)->print(os); });
+                           [&](raw_ostream &os) { printModule(**module, os); });
 
   mlir::PassManager pm(&ctx);
-  // --flash-tiles overrides the pipeline's default tiles (0: not given).
-  auto setTiles = [&](auto &pipeline) {
-    if (options.queryTile)
-      pipeline.queryTile = options.queryTile;
-    if (options.keyTile)
-      pipeline.keyTile = options.keyTile;
-    pipeline.gemmLibrary = options.gemm == "library";
-  };
-  if (cuda) {
-    mlir::dat::GPUPipelineOptions pipeline;
-    pipeline.toolkit = toolkit;
-    if (options.emit == "ptx")
-      pipeline.format = "isa";
-    setTiles(pipeline);
-    mlir::dat::buildGPUPipeline(pm, pipeline);
-  } else {
-    mlir::dat::CPUPipelineOptions pipeline;
-    pipeline.tileAttention = options.flash;
-    pipeline.emulateGPUTiles = options.emulateGPUTiles;
-    pipeline.trackMemory = true; // the program's runtime counts allocations
-    setTiles(pipeline);
-    mlir::dat::buildCPUPipeline(pm, pipeline);
-  }
+  if (failed(applyPassManagerCLOptions(pm)))
+    return createStringError("invalid pass manager options (--mlir-...)");
+  applyDefaultTimingPassManagerCLOptions(pm);
+  mlir::dat::buildProgramPipeline(pm, **pipeline);
   std::string diagnostics;
   {
     raw_string_ostream diagOs(diagnostics);
@@ -382,7 +348,10 @@ Error compileModel(const CompileOptions &options) {
       return createStringError("%s: internal error: lowering failed:\n%s",
                                options.configPath.c_str(), diagnostics.c_str());
   }
-  if (options.emit == "ptx")
+  if (options.emit == Emit::LLVM)
+    return writeAtomically(options.outputPath,
+                           [&](raw_ostream &os) { printModule(**module, os); });
+  if (options.emit == Emit::PTX)
     return writeAtomically(options.outputPath, [&](raw_ostream &os) {
       (*module)->walk([&](mlir::gpu::BinaryOp binary) {
         for (mlir::Attribute a : binary.getObjects())
@@ -390,22 +359,19 @@ Error compileModel(const CompileOptions &options) {
              << cast<mlir::gpu::ObjectAttr>(a).getObject().getValue() << "\n";
       });
     });
-  if (Error e =
-          addProgramEntry(**module, signature, step ? &stepSignature : nullptr))
-    return e;
+  Expected<std::vector<WeightSpec>> weightSpecs = manifestWeights(**module);
+  if (!weightSpecs)
+    return weightSpecs.takeError();
 
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(**module, llvmCtx, "dat_model");
   if (!llvmModule)
     return createStringError("internal error: translation to LLVM IR failed");
-  if (options.emit == "llvm")
+  if (options.emit == Emit::LLVMIR)
     return writeAtomically(options.outputPath, [&](raw_ostream &os) {
       llvmModule->print(os, nullptr);
     });
-  if (options.emit != "exe")
-    return createStringError("--emit %s: expected mlir, llvm or exe",
-                             options.emit.c_str());
 
   SmallString<128> object;
   if (std::error_code ec =
@@ -418,12 +384,10 @@ Error compileModel(const CompileOptions &options) {
 
   std::string tmpExe = options.outputPath + ".tmp-link";
   FileRemover removeTmp(tmpExe);
-  if (Error e = linkProgram(object, tmpExe, options.target == "cuda"))
+  if (Error e = linkProgram(object, tmpExe, cuda))
     return e;
   std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
-  std::vector<SignatureEntry> all = signature;
-  all.insert(all.end(), stepSignature.begin(), stepSignature.end());
-  if (Error e = writeWeights(weightsPath, *weights, all))
+  if (Error e = writeWeights(weightsPath, *weights, *weightSpecs))
     return e;
   if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {
     sys::fs::remove(weightsPath);

@@ -2,10 +2,17 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
+// Model assembly: which functions a model's program has (`forward`, and the
+// decode `step` of the models that have one), each built by the frontend of
+// its reference class.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Modules/Modules.h"
+#include "dat/Frontend/Frontend.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace dat {
@@ -14,6 +21,8 @@ namespace {
 struct ModuleEntry {
   const char *name;
   void (*build)(ModelBuilder &);
+  /// Whether the program also gets a one-token decode step (null: never).
+  bool (*hasDecodeStep)(const ModelConfig &) = nullptr;
 };
 constexpr ModuleEntry kModules[] = {
     {"Attention", buildAttentionModule},
@@ -28,8 +37,9 @@ constexpr ModuleEntry kModules[] = {
     {"RelationalAttention", buildRelationalAttentionModule},
     {"DualAttention", buildDualAttentionModule},
     {"EncoderBlock", buildEncoderBlock},
-    {"TransformerLM", buildTransformerLM},
-    {"DualAttnTransformerLM", buildDualAttnTransformerLM},
+    {"TransformerLM", buildTransformerLM, languageModelHasDecodeStep},
+    {"DualAttnTransformerLM", buildDualAttnTransformerLM,
+     languageModelHasDecodeStep},
     {"VisionTransformer", buildVisionTransformer},
     {"VisionDualAttnTransformer", buildVisionDualAttnTransformer},
     {"DecoderBlock", buildDecoderBlock},
@@ -44,6 +54,13 @@ constexpr ModuleEntry kModules[] = {
 };
 } // namespace
 
+static const ModuleEntry *findModule(llvm::StringRef name) {
+  for (const ModuleEntry &m : kModules)
+    if (name == m.name)
+      return &m;
+  return nullptr;
+}
+
 void buildModel(ModelBuilder &mb) {
   for (const ModuleEntry &m : kModules)
     if (mb.config.module == m.name) {
@@ -55,6 +72,64 @@ void buildModel(ModelBuilder &mb) {
       ", ");
   mb.error(mb.config.path + ": module: unknown module '" + mb.config.module +
            "' (supported: " + known + ")");
+}
+
+static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildFunction(mlir::MLIRContext &ctx, const ModelConfig &config,
+              WeightSource &weights) {
+  ModelBuilder builder(ctx, config, weights);
+  buildModel(builder);
+  return builder.finish();
+}
+
+/// The decode step: the same kwargs and weights, one token of each batch
+/// row at `position`; its functions are renamed (step, step_*) and moved
+/// into `module`.
+static llvm::Error addDecodeStep(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                                 const ModelConfig &config,
+                                 WeightSource &weights) {
+  ModelConfig step = config;
+  step.decodeStep = true;
+  int64_t batch = config.findInput("idx")->shape.at(0);
+  step.inputs = {{"idx", {batch, 1}, "int64"}};
+  std::vector<int64_t> logits;
+  for (const TensorSpec &out : config.outputs)
+    if (out.name == "logits")
+      logits = out.shape;
+  if (logits.size() != 3)
+    return llvm::createStringError("%s: outputs.logits: expected [B, T, vocab]",
+                                   config.path.c_str());
+  step.outputs = {{"logits", {batch, 1, logits[2]}, "float32"}};
+  auto stepModule = buildFunction(ctx, step, weights);
+  if (!stepModule)
+    return stepModule.takeError();
+  mlir::SymbolTable symbols(**stepModule);
+  for (auto fn : llvm::make_early_inc_range(
+           (*stepModule)->getBody()->getOps<mlir::func::FuncOp>())) {
+    std::string name = fn.getSymName() == "forward"
+                           ? "step"
+                           : ("step_" + fn.getSymName()).str();
+    if (mlir::failed(symbols.rename(fn, name)))
+      return llvm::createStringError("internal error: cannot rename %s",
+                                     fn.getSymName().str().c_str());
+  }
+  for (auto fn : llvm::make_early_inc_range(
+           (*stepModule)->getBody()->getOps<mlir::func::FuncOp>()))
+    fn->moveBefore(module.getBody(), module.getBody()->end());
+  return llvm::Error::success();
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildProgram(mlir::MLIRContext &ctx, const ModelConfig &config,
+             WeightSource &weights) {
+  auto module = buildFunction(ctx, config, weights);
+  if (!module)
+    return module.takeError();
+  const ModuleEntry *entry = findModule(config.module);
+  if (entry && entry->hasDecodeStep && entry->hasDecodeStep(config))
+    if (llvm::Error e = addDecodeStep(ctx, **module, config, weights))
+      return std::move(e);
+  return module;
 }
 
 } // namespace dat

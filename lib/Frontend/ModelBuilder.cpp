@@ -6,6 +6,7 @@
 
 #include "dat/Frontend/ModelBuilder.h"
 
+#include "dat/Dialect/Dat/IR/DatAttrs.h"
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -402,14 +403,36 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   Block &body = func.getBody().front();
   func.setType(b.getFunctionType(body.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
-  // Inputs and weights are read-only (the program maps them from files).
-  // (Set all at once: setArgAttr per argument rebuilds and uniques the whole
+  // Every argument and result says what it is (#dat.program_value); inputs
+  // and weights are read-only (the program maps them from files). (Set all
+  // at once: setArgAttr per argument rebuilds and uniques the whole
   // attribute list every time, quadratic in a deep model's weights.)
-  DictionaryAttr readOnly = b.getDictionaryAttr(
+  auto describe = [&](const SignatureEntry &e) {
+    using mlir::dat::ProgramValueKind;
+    ProgramValueKind kind =
+        e.kind == SignatureEntry::Input    ? ProgramValueKind::Input
+        : e.kind == SignatureEntry::Weight ? ProgramValueKind::Weight
+        : e.kind == SignatureEntry::Cache  ? ProgramValueKind::Cache
+                                           : ProgramValueKind::Output;
+    std::optional<int64_t> lo, hi;
+    if (e.range)
+      std::tie(lo, hi) = *e.range;
+    return b.getNamedAttr(
+        mlir::dat::DatDialect::kProgramValueAttrName,
+        mlir::dat::ProgramValueAttr::get(b.getContext(), kind, e.name, lo, hi));
+  };
+  NamedAttribute readOnly =
       b.getNamedAttr(bufferization::BufferizationDialect::kWritableAttrName,
-                     b.getBoolAttr(false)));
-  func.setAllArgAttrs(
-      SmallVector<DictionaryAttr>(body.getNumArguments(), readOnly));
+                     b.getBoolAttr(false));
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+  for (const SignatureEntry &e : entries) {
+    if (e.kind == SignatureEntry::Output)
+      resultAttrs.push_back(b.getDictionaryAttr(describe(e)));
+    else
+      argAttrs.push_back(b.getDictionaryAttr({describe(e), readOnly}));
+  }
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
   if (mlir::failed(verify(*module)))
     return createStringError("%s: internal error: the IR built for %s does "
                              "not verify",

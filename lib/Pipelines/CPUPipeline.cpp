@@ -24,8 +24,9 @@ namespace mlir::dat {
 
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
-                          bool fuseEpilogues, bool gemmLibrary,
+                          bool fuseEpilogues, GemmStrategy gemm,
                           function_ref<void(OpPassManager &)> beforeDealloc) {
+  bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
     DatTileAttentionOptions tiles;
     tiles.queryTile = queryTile;
@@ -74,10 +75,18 @@ void buildHostToLLVM(OpPassManager &pm, bool cInterface,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  buildLinalgOnBuffers(pm, options.tileAttention, options.queryTile,
-                       options.keyTile, options.fuseEpilogues,
-                       options.gemmLibrary, nullptr);
+/// The CPU's flash tiles: 64 query rows unless given.
+static constexpr int64_t kCPUQueryTile = 64;
+
+/// The CPU pipeline with `trackMemory` given apart: the CPU pipeline's
+/// option (off by default, for mlir-runner) or the program pipeline's (on).
+template <typename Options>
+static void buildCPU(OpPassManager &pm, const Options &options,
+                     bool trackMemory) {
+  buildLinalgOnBuffers(pm, options.tileAttention,
+                       options.queryTile ? options.queryTile : kCPUQueryTile,
+                       options.keyTile, options.fuseEpilogues, options.gemm,
+                       nullptr);
   if (options.emulateGPUTiles)
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256,
@@ -95,7 +104,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
     pm.addPass(arith::createArithExpandOpsPass(expand));
     // Buffers allocated through MLIR's generic allocation functions, which
     // the program's runtime defines to track the model's peak memory.
-    if (options.trackMemory) {
+    if (trackMemory) {
       FinalizeMemRefToLLVMConversionPassOptions memref;
       memref.useGenericFunctions = true;
       pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
@@ -103,18 +112,12 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   });
 }
 
-void registerPipelines() {
-  PassPipelineRegistration<CPUPipelineOptions>(
-      "dat-cpu-pipeline",
-      "Lower dat ops on tensors to the LLVM dialect for the host CPU "
-      "(flash tiling, decomposition, bufferization, loops)",
-      buildCPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
-      "dat-gpu-pipeline",
-      "Lower dat ops on tensors to host LLVM dialect code launching NVVM "
-      "kernels embedded as cubin (flash tiling, decomposition, managed "
-      "memory, one kernel per parallel loop nest, ptxas)",
-      buildGPUPipeline);
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  buildCPU(pm, options, options.trackMemory);
+}
+
+void buildCPUProgram(OpPassManager &pm, const ProgramPipelineOptions &options) {
+  buildCPU(pm, options, options.trackMemory);
 }
 
 } // namespace mlir::dat

@@ -24,12 +24,33 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 namespace mlir::dat {
 
-void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+std::string defaultCudaToolkit() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return DAT_CUDA_TOOLKIT;
+}
+
+static StringRef formatName(DeviceCodeFormat format) {
+  switch (format) {
+  case DeviceCodeFormat::Bin:
+    return "bin";
+  case DeviceCodeFormat::Isa:
+    return "isa";
+  case DeviceCodeFormat::Fatbin:
+    return "fatbin";
+  }
+  llvm_unreachable("unknown device code format");
+}
+
+template <typename Options>
+static void buildGPU(OpPassManager &pm, const Options &options) {
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
-                       options.keyTile, options.fuseEpilogues,
-                       options.gemmLibrary, [](OpPassManager &nested) {
+                       options.keyTile, options.fuseEpilogues, options.gemm,
+                       [](OpPassManager &nested) {
                          nested.addPass(createDatGPUStageConstants());
                        });
 
@@ -66,8 +87,17 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
 
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
-  binary.compilationTarget = options.format;
+  binary.compilationTarget = formatName(options.format).str();
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createDatGPUStripCompileTimes());
+}
+
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  buildGPU(pm, options);
+}
+
+void buildGPUProgram(OpPassManager &pm, const ProgramPipelineOptions &options) {
+  buildGPU(pm, options);
 }
 
 } // namespace mlir::dat

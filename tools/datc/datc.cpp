@@ -3,18 +3,30 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
-//                --random-weights SEED) [--target cpu|cuda]
-//                [--emit mlir|llvm|ptx|exe] [--flash-tiles Q,K | --no-flash]
-//                [--general-maps] [--emulate-gpu-tiles]
-//                [--precision fp32|bf16] [--gemm generated|library] -o OUT
-//   datc check CASE_DIR [--target cpu|cuda] [--flash-tiles Q,K | --no-flash]
-//                [--general-maps] [--emulate-gpu-tiles]
-//                [--precision fp32|bf16] [--gemm generated|library]
+//                --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]
+//                [PIPELINE] [--general-maps] [--mlir-...] -o OUT
+//   datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]
+//
+// PIPELINE options are the textual options of --dat-program-pipeline,
+// which datc runs: --target, --precision, --gemm, --flash-tiles,
+// --no-flash and --emulate-gpu-tiles name the common ones, and
+// --pipeline "K=V ..." passes any (docs/pipeline-options.md). --mlir-...
+// are the pass manager's options (--mlir-print-ir-after-all,
+// --mlir-timing, ...).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dat/Driver/Driver.h"
+#include "dat/InitAll.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,28 +40,42 @@ using namespace llvm;
 static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
-    "               --random-weights SEED) [--target cpu|cuda]\n"
-    "               [--emit mlir|llvm|ptx|exe] [--precision fp32|bf16]\n"
-    "               [--gemm generated|library] [ATTENTION] -o OUT\n"
-    "  datc check CASE_DIR [--target cpu|cuda] [--precision fp32|bf16]\n"
-    "               [--gemm generated|library] [ATTENTION]\n"
-    "  --precision bf16   store inputs, weights, outputs and activations in\n"
-    "                     bfloat16, compute in float32 (check: inputs rounded\n"
-    "                     to bf16, bf16 tolerance; see docs/precision.md)\n"
-    "  --gemm library     projections by the runtime's GEMM (cuBLAS on the\n"
-    "                     GPU, tensor cores for bf16) instead of generated\n"
-    "                     loops fused with their epilogues (the default)\n"
-    "ATTENTION:\n"
-    "  --flash-tiles Q,K  query rows and keys per flash-attention tile\n"
-    "                     (default 64,64 on the CPU; on the GPU 64 keys and,\n"
-    "                     per op, 64, 32 or 16 query rows: enough tiles for\n"
-    "                     every SM)\n"
-    "  --no-flash         lower attention through the N×N reference form "
-    "(CPU)\n"
+    "               --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]\n"
+    "               [PIPELINE] [--general-maps] [--mlir-...] -o OUT\n"
+    "  datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]\n"
+    "  --emit dat         the frontend's module (dat dialect), before any "
+    "pass\n"
+    "                     (mlir: the same); llvm: the LLVM dialect module\n"
+    "                     after --dat-program-pipeline; llvm-ir: that module\n"
+    "                     as LLVM IR; ptx: the kernels (cuda); exe: the\n"
+    "                     program and its weights file (the default)\n"
     "  --general-maps     apply APE's sequence and grid maps as d×d matrices "
     "(default: their exact rotary form, RoPE with learned angles)\n"
-    "  --emulate-gpu-tiles run the GPU's mapping of the attention tiles "
-    "(a block per tile, ops spread over threads) as loops on the CPU\n";
+    "  --mlir-...         the pass manager's options, e.g.\n"
+    "                     --mlir-print-ir-after-all, --mlir-timing\n"
+    "PIPELINE (options of --dat-program-pipeline, which datc runs):\n"
+    "  --target cpu|cuda  target=\n"
+    "  --precision fp32|bf16\n"
+    "                     precision=: bf16 stores inputs, weights, outputs\n"
+    "                     and activations in bfloat16, computes in float32\n"
+    "                     (check: inputs rounded to bf16, bf16 tolerance;\n"
+    "                     see docs/precision.md)\n"
+    "  --gemm generated|library\n"
+    "                     gemm=: library computes projections with the\n"
+    "                     runtime's GEMM (cuBLAS on the GPU) instead of\n"
+    "                     generated loops fused with their epilogues\n"
+    "  --flash-tiles Q,K  query-tile=Q key-tile=K: query rows and keys per\n"
+    "                     flash-attention tile (default 64,64 on the CPU; on\n"
+    "                     the GPU 64 keys and, per op, 64, 32 or 16 query\n"
+    "                     rows: enough tiles for every SM)\n"
+    "  --no-flash         tile-attention=false: the N×N reference form (CPU)\n"
+    "  --emulate-gpu-tiles\n"
+    "                     emulate-gpu-tiles=true: run the GPU's mapping of\n"
+    "                     the attention tiles (a block per tile, ops spread\n"
+    "                     over threads) as loops on the CPU\n"
+    "  --pipeline \"K=V ...\"\n"
+    "                     any of the pipeline's options, e.g. \"chip=sm_90a\n"
+    "                     block-size=128\" (docs/pipeline-options.md)\n";
 
 static int usageError(const Twine &message) {
   WithColor::error(errs(), "datc") << message << "\n" << kUsage;
@@ -77,6 +103,11 @@ int main(int argc, char **argv) {
 
   dat::CompileOptions options;
   std::string positional;
+  // The pass manager's options, parsed by llvm::cl below.
+  std::vector<const char *> mlirArgs = {argv[0]};
+  auto pipelineOption = [&](StringRef text) {
+    options.pipeline += (options.pipeline.empty() ? "" : " ") + text.str();
+  };
   for (int i = 2; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&](std::string &out) {
@@ -84,11 +115,6 @@ int main(int argc, char **argv) {
         return false;
       out = argv[++i];
       return true;
-    };
-    // The option's value, if it is one of `allowed`.
-    auto choice = [&](std::string &out,
-                      std::initializer_list<StringRef> allowed) {
-      return value(out) && llvm::is_contained(allowed, StringRef(out));
     };
     std::string v;
     if (a == "--weights") {
@@ -102,18 +128,26 @@ int main(int argc, char **argv) {
         return usageError("--random-weights: '" + v +
                           "' is not a non-negative integer");
       options.randomSeed = seed;
-    } else if (a == "--target") {
-      if (!choice(options.target, {"cpu", "cuda"}))
-        return usageError("--target expects cpu or cuda");
     } else if (a == "--emit") {
-      if (!choice(options.emit, {"mlir", "llvm", "ptx", "exe"}))
-        return usageError("--emit expects mlir, llvm, ptx or exe");
-    } else if (a == "--precision") {
-      if (!choice(options.precision, {"fp32", "bf16"}))
-        return usageError("--precision expects fp32 or bf16");
-    } else if (a == "--gemm") {
-      if (!choice(options.gemm, {"generated", "library"}))
-        return usageError("--gemm expects generated or library");
+      if (!value(v))
+        return usageError("--emit needs a stage");
+      std::optional<dat::Emit> emit =
+          StringSwitch<std::optional<dat::Emit>>(v)
+              .Cases({"dat", "mlir"}, dat::Emit::Dat)
+              .Case("llvm", dat::Emit::LLVM)
+              .Case("llvm-ir", dat::Emit::LLVMIR)
+              .Case("ptx", dat::Emit::PTX)
+              .Case("exe", dat::Emit::Exe)
+              .Default(std::nullopt);
+      if (!emit)
+        return usageError("--emit expects dat, llvm, llvm-ir, ptx or exe, "
+                          "got '" +
+                          v + "'");
+      options.emit = *emit;
+    } else if (a == "--target" || a == "--precision" || a == "--gemm") {
+      if (!value(v))
+        return usageError(a + " needs a value");
+      pipelineOption(a.drop_front(2).str() + "=" + v);
     } else if (a == "--flash-tiles") {
       std::pair<StringRef, StringRef> qk =
           StringRef(value(v) ? v : "").split(',');
@@ -123,14 +157,21 @@ int main(int argc, char **argv) {
         return usageError("--flash-tiles expects Q,K: two positive integers "
                           "up to 1048576, got '" +
                           v + "'");
-      options.queryTile = q;
-      options.keyTile = k;
+      pipelineOption("query-tile=" + std::to_string(q) +
+                     " key-tile=" + std::to_string(k));
     } else if (a == "--no-flash") {
-      options.flash = false;
+      pipelineOption("tile-attention=false");
+    } else if (a == "--emulate-gpu-tiles") {
+      pipelineOption("emulate-gpu-tiles=true");
+    } else if (a == "--pipeline") {
+      if (!value(v))
+        return usageError("--pipeline needs the pipeline's options, "
+                          "\"K=V ...\"");
+      pipelineOption(v);
     } else if (a == "--general-maps") {
       options.rotaryMaps = false;
-    } else if (a == "--emulate-gpu-tiles") {
-      options.emulateGPUTiles = true;
+    } else if (a.starts_with("--mlir-") || a.starts_with("-mlir-")) {
+      mlirArgs.push_back(argv[i]);
     } else if (a == "-o") {
       if (!value(options.outputPath))
         return usageError("-o needs a path");
@@ -142,6 +183,16 @@ int main(int argc, char **argv) {
       return usageError("unexpected argument '" + a + "'");
     }
   }
+  // Pass names for --mlir-print-ir-after=PASS and the like.
+  mlir::registerAllPasses();
+  mlir::dat::registerAllPasses();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  if (!cl::ParseCommandLineOptions(mlirArgs.size(), mlirArgs.data(), "datc",
+                                   &errs()))
+    return usageError("invalid --mlir- option");
 
   if (command == "compile") {
     if (positional.empty())
@@ -158,9 +209,9 @@ int main(int argc, char **argv) {
     if (positional.empty())
       return usageError("check needs a CASE_DIR");
     if (!options.weightsPath.empty() || options.randomSeed ||
-        !options.outputPath.empty() || options.emit != "exe")
-      return usageError("check takes only CASE_DIR, --target, --precision, "
-                        "--gemm and the attention options");
+        !options.outputPath.empty() || options.emit != dat::Emit::Exe)
+      return usageError("check takes only CASE_DIR, the pipeline's options, "
+                        "--general-maps and --mlir- options");
     Expected<bool> pass = dat::checkCase(positional, options, outs());
     if (!pass) {
       report(pass.takeError());

@@ -35,6 +35,15 @@ def Dat_Dialect : Dialect {
     "::mlir::tensor::TensorDialect"
   ];
   let usePropertiesForAttributes = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // `dat.program_value` on entry function arguments and results.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The argument/result attribute naming what a program value is.
+    static constexpr ::llvm::StringLiteral kProgramValueAttrName =
+        "dat.program_value";
+  }];
 }
 
 // Base class of every dat op: injects the dialect.

@@ -8,6 +8,7 @@
 #define DAT_DIALECT_DAT_IR_DATOPS_TD
 
 include "Dat/IR/DatBase.td"
+include "Dat/IR/DatAttrs.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/TilingInterface.td"

@@ -2,14 +2,16 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
+// The driver reads files, runs one pass pipeline (--dat-program-pipeline)
+// and writes files; the frontend decides what the program holds, the
+// pipeline everything between the frontend's module and LLVM.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAT_DRIVER_DRIVER_H
 #define DAT_DRIVER_DRIVER_H
 
-#include "dat/Frontend/ModelBuilder.h"
-
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,54 +20,47 @@
 
 namespace dat {
 
+/// What `datc compile` writes.
+enum class Emit {
+  Exe,    // the program: an executable and its weights file
+  Dat,    // the frontend's module (dat dialect on tensors), before any pass
+  LLVM,   // the LLVM dialect module after --dat-program-pipeline
+  LLVMIR, // that module translated to LLVM IR
+  PTX,    // the kernels' PTX (target=cuda)
+};
+
 struct CompileOptions {
   std::string configPath;
   std::string weightsPath;            // or:
   std::optional<uint64_t> randomSeed; // --random-weights SEED
-  std::string target = "cpu";         // cpu | cuda
-  std::string emit = "exe";           // exe | mlir | llvm | ptx (cuda)
+  Emit emit = Emit::Exe;
   std::string outputPath;
-  // Attention lowering: flash tiles (query rows × keys; 0: the target's
-  // default) or, with flash = false (CPU only), the N×N reference form.
-  bool flash = true;
-  int64_t queryTile = 0, keyTile = 0;
-  // APE's sequence/grid maps in rotary form (false: as d×d matrices).
+  // Frontend: APE's sequence/grid maps in rotary form (false: as d×d
+  // matrices, --general-maps).
   bool rotaryMaps = true;
-  // CPU only: run the GPU's block/thread mapping of the attention tiles as
-  // sequential loops (dat-gpu-map-tiles emulate), to check it here.
-  bool emulateGPUTiles = false;
-  // Storage of float tensors (inputs, weights, outputs, activations):
-  // "fp32", or "bf16" with f32 arithmetic (dat-narrow-storage).
-  std::string precision = "fp32";
-  // Projections: "generated" loops fused with their epilogues, or calls of
-  // the runtime's GEMM, "library" (cuBLAS on the GPU).
-  std::string gemm = "generated";
+  /// The options of --dat-program-pipeline in their textual form
+  /// (docs/pipeline-options.md), e.g. "target=cuda precision=bf16";
+  /// parsed and checked by the pipeline's own option parser.
+  std::string pipeline;
 };
 
 /// Compiles a model description into `options.outputPath`: an executable
 /// with its weights in `<output>.weights`, or the IR of an earlier stage.
-/// Nothing is left at the output path on failure.
+/// Nothing is left at the output path on failure. The pass manager's
+/// command-line options (--mlir-print-ir-after-all, --mlir-timing, ...)
+/// apply where they were registered and parsed.
 llvm::Error compileModel(const CompileOptions &options);
 
-/// The `forward` function of a model description, in the dat dialect.
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-buildModelModule(mlir::MLIRContext &ctx, const ModelConfig &config,
-                 WeightSource &weights, std::vector<SignatureEntry> &signature);
-
-/// Adds the program entry points and manifest (ProgramABI.h) to a module
-/// already lowered to the LLVM dialect: `forward`, and the language models'
-/// decode `step` when `stepSignature` is given.
-llvm::Error
-addProgramEntry(mlir::ModuleOp module,
-                const std::vector<SignatureEntry> &signature,
-                const std::vector<SignatureEntry> *stepSignature = nullptr);
+/// Whether the program the pipeline options describe stores its float
+/// tensors in bf16 (an error if they do not parse).
+llvm::Expected<bool> storesBF16(llvm::StringRef pipelineOptions);
 
 /// `datc check`: compiles the golden case in `caseDir` with `options`'
-/// target and attention lowering, runs it on the case's inputs, compares
-/// every output with the case's tolerance and prints a report ending in
-/// `PASS <case>` or `FAIL <case>`. Returns true on PASS. With bf16
-/// precision the inputs are rounded to bf16 and outputs are compared with
-/// the looser bf16 tolerance (docs/precision.md).
+/// pipeline, runs it on the case's inputs, compares every output with the
+/// case's tolerance and prints a report ending in `PASS <case>` or
+/// `FAIL <case>`. Returns true on PASS. With bf16 precision the inputs are
+/// rounded to bf16 and outputs are compared with the looser bf16 tolerance
+/// (docs/precision.md).
 llvm::Expected<bool> checkCase(llvm::StringRef caseDir,
                                const CompileOptions &options,
                                llvm::raw_ostream &os);

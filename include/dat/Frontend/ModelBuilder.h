@@ -26,7 +26,8 @@
 
 namespace dat {
 
-/// One argument or result of the generated function, in order.
+/// One argument or result of the generated function, in order (stamped on
+/// the function as #dat.program_value by `finish`).
 struct SignatureEntry {
   /// Cache: a decode step's state (e.g. attention keys), zeroed by the
   /// program at the start, passed in and returned updated at every step.
@@ -131,9 +132,9 @@ public:
   bool failed() const { return !firstError.empty(); }
 
   /// Validates that every kwarg was read, every requested output produced
-  /// and every weight used; on success returns the module.
+  /// and every weight used; on success returns the module, whose `forward`
+  /// says what each argument and result is (#dat.program_value).
   llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> finish();
-  const std::vector<SignatureEntry> &signature() const { return entries; }
 
   // Layer helpers on float32 tensors.
   /// y[..., o] = Σ_i x[..., i] · W[o, i] (+ b[o]); W is `prefix.weight`.

@@ -20,44 +20,69 @@ namespace mlir::dat {
 /// fit, and two blocks share an H200 SM (227 KiB each at most; past 48 KiB
 /// the runtime raises the kernel's limit). Not yet tuned on a GPU.
 inline constexpr int64_t kTileSharedMemory = 96 * 1024;
+/// The most a block may ask for: sm_90's opt-in limit of 227 KiB, less the
+/// 16 bytes each tile kernel adds for itself.
+inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
 
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  PassOptions::Option<bool> cInterface{
-      *this, "c-interface",
-      llvm::cl::desc("Give every public function a C-callable "
-                     "`_mlir_ciface_` wrapper (llvm.emit_c_interface)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> tileAttention{
-      *this, "tile-attention",
-      llvm::cl::desc("Lower the attention-family ops through the flash tiling "
-                     "(dat-tile-attention) instead of the N×N reference form"),
-      llvm::cl::init(true)};
-  PassOptions::Option<int64_t> queryTile{
-      *this, "query-tile", llvm::cl::desc("Query rows per attention tile"),
-      llvm::cl::init(64)};
-  PassOptions::Option<int64_t> keyTile{
+#ifndef DAT_CUDA_TOOLKIT
+#define DAT_CUDA_TOOLKIT "/usr/local/cuda"
+#endif
+
+/// The CUDA toolkit the GPU pipelines use by default: $CUDA_HOME, else the
+/// folder found at configure time.
+std::string defaultCudaToolkit();
+
+// Option values, parsed and checked once (by the pass options' parser, for
+// dat-opt and datc alike).
+enum class Target { CPU, CUDA };
+enum class Precision { FP32, BF16 };
+enum class GemmStrategy { Generated, Library };
+enum class DeviceCodeFormat { Bin, Isa, Fatbin };
+
+/// The options every pipeline has: the flash tiles and the projections.
+template <typename Derived>
+struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
+  ::mlir::detail::PassOptions::Option<int64_t> queryTile{
+      *this, "query-tile",
+      llvm::cl::desc("Query rows per attention tile (0: the target's "
+                     "default, 64 rows on the CPU and, on the GPU, per op "
+                     "by shape: 64, 32 or 16, enough tiles for every SM)"),
+      llvm::cl::init(0)};
+  ::mlir::detail::PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};
-  PassOptions::Option<bool> fuseEpilogues{
+  ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "
                      "residual epilogues row block by row block "
                      "(dat-fuse-epilogues)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> gemmLibrary{
-      *this, "gemm-library",
-      llvm::cl::desc("Compute the projections with the runtime's GEMM "
-                     "(dat-gemm-library-calls; cuBLAS on the GPU) instead "
-                     "of generated loops fused with their epilogues"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> trackMemory{
-      *this, "track-memory",
-      llvm::cl::desc("Allocate through MLIR's generic allocation functions, "
-                     "which the runtime of datc's programs defines to track "
-                     "the model's peak memory (other hosts, e.g. "
-                     "mlir-runner, do not define them)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> emulateGPUTiles{
+  ::mlir::detail::PassOptions::Option<GemmStrategy> gemm{
+      *this, "gemm", llvm::cl::desc("How projections are computed"),
+      llvm::cl::init(GemmStrategy::Generated),
+      llvm::cl::values(
+          clEnumValN(GemmStrategy::Generated, "generated",
+                     "generated loops fused with their epilogues"),
+          clEnumValN(GemmStrategy::Library, "library",
+                     "calls of the runtime's GEMM (dat-gemm-library-calls; "
+                     "cuBLAS on the GPU)"))};
+  ::mlir::detail::PassOptions::Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Give every public function a C-callable "
+                     "`_mlir_ciface_` wrapper (llvm.emit_c_interface)"),
+      llvm::cl::init(true)};
+};
+
+/// The options of the CPU target.
+template <typename Derived>
+struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
+  ::mlir::detail::PassOptions::Option<bool> tileAttention{
+      *this, "tile-attention",
+      llvm::cl::desc("Lower the attention-family ops through the flash tiling "
+                     "(dat-tile-attention) instead of the N×N reference form "
+                     "(CPU only)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "
                      "attention tiles (dat-gpu-map-tiles) as sequential "
@@ -65,59 +90,74 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(false)};
 };
 
-#ifndef DAT_CUDA_TOOLKIT
-#define DAT_CUDA_TOOLKIT "/usr/local/cuda"
-#endif
-
-struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
-  PassOptions::Option<std::string> chip{
+/// The options of the GPU target, on top of `Base`'s.
+template <typename Derived, typename Base = CommonPipelineOptions<Derived>>
+struct GPUTargetOptions : public Base {
+  ::mlir::detail::PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("NVIDIA architecture of the cubin"),
       llvm::cl::init("sm_90")};
-  PassOptions::Option<std::string> features{
+  ::mlir::detail::PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features (ISA version)"),
       llvm::cl::init("+ptx80")};
-  PassOptions::Option<std::string> toolkit{
+  ::mlir::detail::PassOptions::Option<std::string> toolkit{
       *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit folder (ptxas, libdevice)"),
-      llvm::cl::init(DAT_CUDA_TOOLKIT)};
-  PassOptions::Option<std::string> format{
+      llvm::cl::desc("CUDA toolkit folder (ptxas, libdevice); default "
+                     "$CUDA_HOME, else the one found at configure time"),
+      llvm::cl::init(defaultCudaToolkit())};
+  ::mlir::detail::PassOptions::Option<DeviceCodeFormat> format{
       *this, "format",
-      llvm::cl::desc("Device code embedded in the host module: bin (cubin "
-                     "from ptxas), isa (PTX, JIT-compiled at load) or fatbin"),
-      llvm::cl::init("bin")};
-  // A block per tile: 0 chooses each op's query tile from its shape — 64
-  // rows, or 32/16 where that is what it takes to give every SM of an H200
-  // two blocks (dat-tile-attention min-tiles; not yet tuned on a GPU).
-  PassOptions::Option<int64_t> queryTile{
-      *this, "query-tile",
-      llvm::cl::desc("Query rows per attention tile (0: per op, by shape)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> keyTile{
-      *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
-      llvm::cl::init(64)};
-  PassOptions::Option<bool> fuseEpilogues{
-      *this, "fuse-epilogues",
-      llvm::cl::desc("Compute projections with their bias, activation and "
-                     "residual epilogues row block by row block "
-                     "(dat-fuse-epilogues)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> gemmLibrary{
-      *this, "gemm-library",
-      llvm::cl::desc("Compute the projections with the runtime's GEMM "
-                     "(dat-gemm-library-calls; cuBLAS on the GPU) instead "
-                     "of generated loops fused with their epilogues"),
-      llvm::cl::init(false)};
-  PassOptions::Option<int64_t> blockSize{*this, "block-size",
-                                         llvm::cl::desc("Threads per block"),
-                                         llvm::cl::init(256)};
-  PassOptions::Option<int64_t> sharedMemory{
+      llvm::cl::desc("Device code embedded in the host module"),
+      llvm::cl::init(DeviceCodeFormat::Bin),
+      llvm::cl::values(
+          clEnumValN(DeviceCodeFormat::Bin, "bin", "cubin from ptxas"),
+          clEnumValN(DeviceCodeFormat::Isa, "isa", "PTX, JIT-compiled at load"),
+          clEnumValN(DeviceCodeFormat::Fatbin, "fatbin", "fat binary"))};
+  ::mlir::detail::PassOptions::Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::desc("Threads per block"),
+      llvm::cl::init(256)};
+  ::mlir::detail::PassOptions::Option<int64_t> sharedMemory{
       *this, "shared-memory",
       llvm::cl::desc("Bytes of shared memory per block for tile buffers"),
       llvm::cl::init(kTileSharedMemory)};
-  PassOptions::Option<bool> cInterface{
-      *this, "c-interface",
-      llvm::cl::desc("Give every public function a C-callable "
-                     "`_mlir_ciface_` wrapper (llvm.emit_c_interface)"),
+};
+
+struct CPUPipelineOptions : public CPUTargetOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> trackMemory{
+      *this, "track-memory",
+      llvm::cl::desc("Allocate through MLIR's generic allocation functions, "
+                     "which the runtime of datc's programs defines to track "
+                     "the model's peak memory (other hosts, e.g. "
+                     "mlir-runner, do not define them)"),
+      llvm::cl::init(false)};
+};
+
+struct GPUPipelineOptions : public GPUTargetOptions<GPUPipelineOptions> {};
+
+/// The options of `--dat-program-pipeline`: the target's, and how the
+/// program stores its tensors. Programs track their peak memory (their
+/// runtime defines the allocation functions).
+struct ProgramPipelineOptions
+    : public GPUTargetOptions<ProgramPipelineOptions,
+                              CPUTargetOptions<ProgramPipelineOptions>> {
+  PassOptions::Option<Target> target{
+      *this, "target", llvm::cl::desc("Where the program runs"),
+      llvm::cl::init(Target::CPU),
+      llvm::cl::values(clEnumValN(Target::CPU, "cpu", "the host CPU"),
+                       clEnumValN(Target::CUDA, "cuda",
+                                  "NVIDIA GPUs (kernels for `chip`)"))};
+  PassOptions::Option<Precision> precision{
+      *this, "precision", llvm::cl::desc("Storage of float tensors"),
+      llvm::cl::init(Precision::FP32),
+      llvm::cl::values(clEnumValN(Precision::FP32, "fp32", "float32"),
+                       clEnumValN(Precision::BF16, "bf16",
+                                  "bfloat16 storage, float32 arithmetic "
+                                  "(dat-narrow-storage)"))};
+  PassOptions::Option<bool> trackMemory{
+      *this, "track-memory",
+      llvm::cl::desc("CPU: allocate through MLIR's generic allocation "
+                     "functions, which the program's runtime defines to "
+                     "report the model's peak memory (the GPU runtime "
+                     "counts its allocations itself)"),
       llvm::cl::init(true)};
 };
 
@@ -138,7 +178,7 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// whole and turned into calls of the runtime's GEMM.
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
-                          bool fuseEpilogues, bool gemmLibrary,
+                          bool fuseEpilogues, GemmStrategy gemm,
                           function_ref<void(OpPassManager &)> beforeDealloc);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
@@ -150,8 +190,23 @@ void buildLoopsToControlFlow(OpPassManager &pm);
 void buildHostToLLVM(OpPassManager &pm, bool cInterface,
                      function_ref<void(OpPassManager &)> beforeLLVM);
 
-/// Registers `--dat-cpu-pipeline` and `--dat-gpu-pipeline` with the pass
-/// registry, for dat-opt.
+/// The program of a model, from the frontend's module (dat on tensors,
+/// `@forward` and `@step` with #dat.program_value signatures) to the LLVM
+/// dialect module `datc` translates, compiles and links: bf16 narrowing,
+/// the manifest, the target's pipeline, the entry points. `datc` runs
+/// exactly this pipeline, so `dat-opt --dat-program-pipeline` replays it.
+void buildProgramPipeline(OpPassManager &pm,
+                          const ProgramPipelineOptions &options);
+
+/// Why `options` do not make a program (options that contradict each other
+/// or the target), or "" when they do. `--dat-program-pipeline` and datc
+/// refuse such options before building anything.
+std::string checkProgramPipelineOptions(const ProgramPipelineOptions &options);
+/// The same for the GPU's block size and shared memory per block.
+std::string checkGPUTargetOptions(int64_t blockSize, int64_t sharedMemory);
+
+/// Registers `--dat-cpu-pipeline`, `--dat-gpu-pipeline` and
+/// `--dat-program-pipeline` with the pass registry, for dat-opt.
 void registerPipelines();
 
 } // namespace mlir::dat

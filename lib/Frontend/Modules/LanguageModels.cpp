@@ -99,6 +99,16 @@ struct LMStream {
 };
 } // namespace
 
+bool languageModelHasDecodeStep(const ModelConfig &config) {
+  // Softmax relations are normalized over every key, future ones included
+  // (spec §3.3): token t's output depends on later tokens, so there is no
+  // causal decode step to build.
+  if (const json::Object *ra = config.kwargs.getObject("ra_kwargs"))
+    if (ra->getString("rel_activation") == "softmax")
+      return false;
+  return config.findInput("idx") && config.wantsOutput("logits");
+}
+
 /// Token ids → embeddings (+ learned positions), or the RoPE tables of
 /// width `ropeDim`; shared by both LMs (spec §7.1).
 static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,

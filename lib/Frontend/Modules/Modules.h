@@ -166,6 +166,10 @@ mlir::Value dualEncoderBlock(ModelBuilder &mb, const BlockCommon &c,
                              mlir::Value sin);
 void buildTransformerLM(ModelBuilder &mb);
 void buildDualAttnTransformerLM(ModelBuilder &mb);
+/// Whether a language model's program gets the one-token decode step: it
+/// needs token ids in and logits out, and no softmax relations (normalized
+/// over every key, future ones included: spec §3.3).
+bool languageModelHasDecodeStep(const ModelConfig &config);
 void buildVisionTransformer(ModelBuilder &mb);
 void buildVisionDualAttnTransformer(ModelBuilder &mb);
 /// PositionalSymbolRetriever / PositionRelativeSymbolRetriever forwards

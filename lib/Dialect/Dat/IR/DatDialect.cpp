@@ -5,16 +5,81 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/IR/DatDialect.h"
+#include "dat/Dialect/Dat/IR/DatAttrs.h"
 #include "dat/Dialect/Dat/IR/DatOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::dat;
 
 #include "dat/Dialect/Dat/IR/DatDialect.cpp.inc"
+#include "dat/Dialect/Dat/IR/DatEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dat/Dialect/Dat/IR/DatAttrs.cpp.inc"
 
 void DatDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dat/Dialect/Dat/IR/DatOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dat/Dialect/Dat/IR/DatAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult ProgramValueAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ProgramValueKind kind,
+    StringRef name, std::optional<int64_t> min, std::optional<int64_t> max) {
+  if (name.empty())
+    return emitError() << "a program value needs a non-empty name";
+  if (min.has_value() != max.has_value())
+    return emitError() << "'" << name
+                       << "': min and max come together (an inclusive range)";
+  if (min && *min > *max)
+    return emitError() << "'" << name << "': empty range [" << *min << ", "
+                       << *max << "]";
+  if (min && kind != ProgramValueKind::Input)
+    return emitError() << "'" << name
+                       << "': only inputs carry a range of accepted values";
+  return success();
+}
+
+/// Checks a `dat.program_value` on argument or result `index` of `op`.
+static LogicalResult verifyProgramValue(Operation *op, NamedAttribute attr,
+                                        unsigned index, bool result) {
+  if (attr.getName() != DatDialect::kProgramValueAttrName)
+    return op->emitError() << "unknown dat attribute '"
+                           << attr.getName().getValue() << "' on "
+                           << (result ? "result " : "argument ") << index;
+  auto value = dyn_cast<ProgramValueAttr>(attr.getValue());
+  if (!value)
+    return op->emitError() << "'" << attr.getName().getValue() << "' of "
+                           << (result ? "result " : "argument ") << index
+                           << " must be a #dat.program_value";
+  bool isOutput = value.getKind() == ProgramValueKind::Output;
+  if (isOutput != result)
+    return op->emitError() << (result ? "result " : "argument ") << index
+                           << " ('" << value.getName() << "'): "
+                           << (result ? "results are outputs"
+                                      : "arguments are inputs, weights or "
+                                        "caches");
+  return success();
+}
+
+LogicalResult DatDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned /*regionIndex*/,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  return verifyProgramValue(op, attr, argIndex, /*result=*/false);
+}
+
+LogicalResult DatDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned /*regionIndex*/,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  return verifyProgramValue(op, attr, resultIndex, /*result=*/true);
 }
