@@ -15,19 +15,75 @@
 #                                        require the same bytes (determinism);
 #                                        exit 0 only if all pass
 #
+# `run` prints little: the device tool returns only the tail of the output.
+# Each program's own output goes to the log ($OUT/cuda-golden.log when $OUT
+# is set, else DIR/cuda-golden.log); stdout gets which cuBLAS it uses, one
+# line per failure and, last, the summary line
+# "N of M golden programs pass on the GPU (and repeat bitwise)".
+# Each run of a program is killed after DAT_GOLDEN_TIMEOUT seconds (60).
+# cuBLAS (for the .gemm programs): $DAT_CUBLAS, else libcublas.so.13 on the
+# loader's path, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64, or in a pip
+# nvidia-cublas package (PYTHONPATH, e.g. wheels carried as the device
+# tool's README says); if none is found the .gemm programs are not run and
+# one line says why.
+#
 # Where one machine has both a GPU and MLIR, `datc check CASE --target cuda`
 # (test/Integration/CUDA/golden.test) does the same in one step.
-set -euo pipefail
+set -uo pipefail
+shopt -s nullglob
 root="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")" && pwd)"
 mode="${1:-}"
-dir="${2:-$root/build/cuda-golden}"
+# The copy of this script that `build` leaves in DIR runs DIR by default.
+if [ -f "$here/.cuda-golden" ]; then
+  default_dir="$here"
+else
+  default_dir="$root/build/cuda-golden"
+fi
+dir="${2:-$default_dir}"
 golden="${DAT_GOLDEN_DIR:-$root/../shared/golden}"
+
+# Prints the cuBLAS library's path and, in parentheses, where it was
+# found, or nothing.
+find_cublas() {
+  if [ -n "${DAT_CUBLAS:-}" ]; then
+    [ -f "$DAT_CUBLAS" ] && echo "$DAT_CUBLAS (DAT_CUBLAS)"
+    return
+  fi
+  local lib
+  lib=$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 /{print $NF; exit}')
+  if [ -n "$lib" ]; then echo "$lib (the loader's path)"; return; fi
+  for d in "${CUDA_HOME:-}/lib64" /usr/local/cuda/lib64; do
+    if [ -f "$d/libcublas.so.13" ]; then echo "$d/libcublas.so.13 (CUDA toolkit)"; return; fi
+  done
+  # pip's CUDA wheels (PyTorch's dependencies): nvidia/cublas/lib for
+  # CUDA 12, nvidia/cu13/lib for CUDA 13.
+  lib=$(python3 - <<'PY' 2>/dev/null
+import glob, os
+import nvidia
+for root in nvidia.__path__:
+    for hit in sorted(glob.glob(os.path.join(root, "**", "libcublas.so.13"), recursive=True)):
+        print(hit)
+        raise SystemExit
+PY
+)
+  if [ -n "$lib" ]; then
+    echo "$lib (pip's nvidia wheels)"
+  fi
+}
 
 case "$mode" in
 build)
+  set -e
   mkdir -p "$dir"
   cp "$root/scripts/compare_golden.py" "$root/scripts/cuda-golden.sh" "$dir/"
-  for case_dir in "$golden"/*/; do
+  touch "$dir/.cuda-golden"
+  cases=("$golden"/*/)
+  if [ ${#cases[@]} -eq 0 ]; then
+    echo "cuda-golden: no golden cases under $golden" >&2
+    exit 2
+  fi
+  for case_dir in "${cases[@]}"; do
     name="$(basename "$case_dir")"
     # fp32 and bf16, each with generated projections and with cuBLAS's.
     for variant in ":" ".bf16:--precision bf16" ".gemm:--gemm library" \
@@ -52,39 +108,84 @@ build)
   done
   ;;
 run)
-  here="$(cd "$(dirname "$0")" && pwd)"
   compare="$here/compare_golden.py"
   [ -f "$compare" ] || compare="$root/scripts/compare_golden.py"
-  failed=0 total=0
+  timeout_s="${DAT_GOLDEN_TIMEOUT:-60}"
+  log="${OUT:-$dir}/cuda-golden.log"
+  programs=()
   for case_dir in "$dir"/*/; do
+    [ -x "$case_dir/program" ] && programs+=("${case_dir%/}")
+  done
+  if [ ${#programs[@]} -eq 0 ]; then
+    echo "cuda-golden: no golden programs under $dir (scripts/cuda-golden.sh build DIR makes them)" >&2
+    exit 2
+  fi
+  : > "$log"
+  cublas="$(find_cublas)"
+  if [ -n "$cublas" ]; then
+    # Its folder on the loader's path: libcublasLt.so.13 lives beside it.
+    lib="${cublas%% (*}"
+    export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "cuBLAS: $lib, from ${cublas##* (}" | tr -d ')'
+  fi
+  failed=0 total=0 skipped=0
+  # One line per failure on stdout, the details in the log.
+  fail() {
+    echo "FAIL $1 ($2)" | tee -a "$log"
+    failed=$((failed + 1))
+  }
+  run_program() { # case_dir input output
+    timeout -k 5 "$timeout_s" "$1/program" --input "$2" --output "$3" >> "$log" 2>&1
+  }
+  for case_dir in "${programs[@]}"; do
     name="$(basename "$case_dir")"
     total=$((total + 1))
+    echo "== $name" >> "$log"
+    if [ -z "$cublas" ] && [[ "$name" == *gemm ]]; then
+      skipped=$((skipped + 1))
+      continue
+    fi
     input="$case_dir/io.safetensors" precision=()
     if [ -f "$case_dir/precision" ]; then
       input="$case_dir/input.safetensors"
       precision=(--precision "$(cat "$case_dir/precision")")
     fi
-    if ! "$case_dir/program" --input "$input" \
-        --output "$case_dir/result.safetensors"; then
-      echo "FAIL $name (the program failed)"
-      failed=$((failed + 1))
+    rm -f "$case_dir/result.safetensors" "$case_dir/again.safetensors"
+    run_program "$case_dir" "$input" "$case_dir/result.safetensors"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        fail "$name" "no result after ${timeout_s} s"
+      else
+        fail "$name" "the program failed with exit $rc: $(tail -n 1 "$log" | cut -c1-160)"
+      fi
       continue
     fi
-    if ! python3 "$compare" "${precision[@]}" "$case_dir/config.json" \
-        "$case_dir/io.safetensors" "$case_dir/result.safetensors"; then
-      failed=$((failed + 1))
+    report=$(python3 "$compare" "${precision[@]}" "$case_dir/config.json" \
+      "$case_dir/io.safetensors" "$case_dir/result.safetensors" 2>&1)
+    rc=$?
+    echo "$report" >> "$log"
+    if [ $rc -ne 0 ]; then
+      fail "$name" "$(echo "$report" | grep -m1 '^  ' | sed 's/^ *//' | cut -c1-160)"
       continue
     fi
     # Determinism: a second run must give the same bytes.
-    "$case_dir/program" --input "$input" \
-      --output "$case_dir/again.safetensors"
-    if ! cmp -s "$case_dir/result.safetensors" "$case_dir/again.safetensors"; then
-      echo "FAIL $name (a second run gave different outputs)"
-      failed=$((failed + 1))
+    run_program "$case_dir" "$input" "$case_dir/again.safetensors"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      fail "$name" "the second run failed with exit $rc"
+    elif ! cmp -s "$case_dir/result.safetensors" "$case_dir/again.safetensors"; then
+      fail "$name" "a second run gave different outputs"
+    else
+      echo "PASS $name" >> "$log"
     fi
   done
-  echo "$((total - failed)) of $total golden programs pass on the GPU (and repeat bitwise)"
-  [ "$failed" -eq 0 ]
+  if [ $skipped -gt 0 ]; then
+    echo "SKIPPED $skipped cuBLAS programs (.gemm): libcublas.so.13 not found (set DAT_CUBLAS, or carry the nvidia-cublas wheel)"
+  fi
+  echo "log: $log"
+  echo "$((total - failed - skipped)) of $total golden programs pass on the GPU (and repeat bitwise)"
+  [ "$failed" -eq 0 ] && [ "$skipped" -eq 0 ]
   ;;
 *)
   echo "usage: $0 build|run [DIR]" >&2

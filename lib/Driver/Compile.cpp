@@ -120,10 +120,10 @@ static Error emitObject(llvm::Module &module, StringRef path) {
   module.setTargetTriple(triple);
 
   // The MLIR output is unoptimized: run LLVM's O2 pipeline first.
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
   PassBuilder pb(tm.get());
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

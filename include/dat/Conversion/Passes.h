@@ -16,6 +16,11 @@ class ParallelOp;
 } // namespace scf
 namespace dat {
 
+/// The most shared memory a tile kernel may ask for per block: sm_90's
+/// opt-in limit of 227 KiB, less the 16 bytes each tile kernel adds to its
+/// tile buffers (the launch asks for shared-memory + 16).
+inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
+
 #define GEN_PASS_DECL
 #include "dat/Conversion/Passes.h.inc"
 

@@ -10,6 +10,8 @@
 #ifndef DAT_PIPELINES_PIPELINES_H
 #define DAT_PIPELINES_PIPELINES_H
 
+#include "dat/Conversion/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -20,9 +22,6 @@ namespace mlir::dat {
 /// fit, and two blocks share an H200 SM (227 KiB each at most; past 48 KiB
 /// the runtime raises the kernel's limit). Not yet tuned on a GPU.
 inline constexpr int64_t kTileSharedMemory = 96 * 1024;
-/// The most a block may ask for: sm_90's opt-in limit of 227 KiB, less the
-/// 16 bytes each tile kernel adds for itself.
-inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
 
 #ifndef DAT_CUDA_TOOLKIT
 #define DAT_CUDA_TOOLKIT "/usr/local/cuda"

@@ -489,6 +489,17 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
+    // Past the hardware's limit the launch would fail at run time, in
+    // cuFuncSetAttribute: refuse it here.
+    if (sharedMemory < 0 || sharedMemory > kMaxTileSharedMemory) {
+      getOperation()->emitError("dat-gpu-map-tiles: shared-memory must be in "
+                                "[0, ")
+          << kMaxTileSharedMemory
+          << "] bytes (sm_90's 227 KiB per block, less the 16 the kernels "
+             "add), got "
+          << static_cast<int64_t>(sharedMemory);
+      return signalPassFailure();
+    }
     SmallVector<scf::ForallOp> loops;
     getOperation()->walk([&](scf::ForallOp forall) {
       if (!forall->getParentOfType<scf::ForallOp>() &&

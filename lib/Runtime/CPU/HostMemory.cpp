@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 std::unordered_map<void *, size_t> &liveSizes() {
@@ -54,8 +56,32 @@ void _mlir_memref_to_llvm_free(void *p) {
 
 namespace datrt {
 
-const void *visibleToProgram(const void *host, size_t) { return host; }
+/// DAT_COPY_ARGUMENTS=1 (a test mode): arguments are copied at binding, one
+/// copy per host address, as the GPU runtime does into device memory, so
+/// that the CPU's tests catch a host buffer changed after it was bound
+/// without binding it again (the decode loop of --generate once did).
+static bool copyArguments() {
+  static const bool copy = [] {
+    const char *v = std::getenv("DAT_COPY_ARGUMENTS");
+    return v && *v && *v != '0';
+  }();
+  return copy;
+}
+
+const void *visibleToProgram(const void *host, size_t bytes) {
+  if (!copyArguments())
+    return host;
+  static std::map<const void *, std::vector<unsigned char>> copies;
+  std::vector<unsigned char> &copy = copies[host];
+  copy.assign(static_cast<const unsigned char *>(host),
+              static_cast<const unsigned char *>(host) + bytes);
+  return copy.data();
+}
 
 void freeProgramBuffer(void *buffer) { _mlir_memref_to_llvm_free(buffer); }
+
+const void *hostView(const void *, const void *buffer, size_t) {
+  return buffer;
+}
 
 } // namespace datrt

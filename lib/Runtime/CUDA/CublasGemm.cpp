@@ -46,7 +46,7 @@ const Cublas &cublas() {
   static Cublas c = [] {
     (void)datrt::cuda::driver(); // the context cuBLAS attaches to
     void *lib = nullptr;
-    std::string tried;
+    std::string tried, why;
     const char *env = std::getenv("DAT_CUBLAS");
     for (const char *name :
          {env, "libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
@@ -55,11 +55,16 @@ const Cublas &cublas() {
       tried += std::string(tried.empty() ? "" : ", ") + name;
       if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
         break;
+      const char *e = dlerror();
+      if (e && why.empty())
+        why = e; // the first failure is the telling one (e.g. DAT_CUBLAS's)
     }
     if (!lib)
       die("this program computes its projections with cuBLAS (datc --gemm "
           "library), which cannot be loaded (tried " +
-          tried + "; set DAT_CUBLAS to libcublas.so's path)");
+          tried + (why.empty() ? "" : "; " + why) +
+          "; set DAT_CUBLAS to libcublas.so's path, with libcublasLt beside "
+          "it on the loader's path)");
     Cublas c;
     using datrt::cuda::resolve;
     resolve(lib, c.create, "cublasCreate_v2", "cuBLAS");
@@ -83,21 +88,25 @@ int narrow(int64_t v, const char *what) {
 
 template <typename T>
 void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
-          datrt::Matrix<float> &y, int type) {
+          datrt::Matrix<float> &y, int type, const char *name) {
   if (x.strides[1] != 1 || w.strides[1] != 1 || y.strides[1] != 1)
     die("dat_gemm: the operands' rows must be contiguous");
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
       k = narrow(x.sizes[1], "K");
   const Cublas &c = cublas();
+  // Errors the synchronization below (or a later one) reports are this
+  // GEMM's, not the last generated kernel's.
+  std::string what = std::string("cuBLAS GEMM ") + name +
+                     " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
+                     ", K=" + std::to_string(k) + ")";
+  datrt::cuda::noteLaunch(what);
   float one = 1.0f;
   Status s = c.gemmEx(c.handle, kOpT, kOpN, n, m, k, &one, w.data(), type,
                       narrow(w.strides[0], "ld(w)"), x.data(), type,
                       narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
                       narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
   if (s)
-    die("cublasGemmEx failed with status " + std::to_string(s) +
-        " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
-        ", K=" + std::to_string(k) + ")");
+    die("cublasGemmEx failed with status " + std::to_string(s) + " in " + what);
   mgpuStreamSynchronize(mgpuStreamCreate());
 }
 
@@ -106,12 +115,12 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
 extern "C" {
 void _mlir_ciface_dat_gemm_f32(datrt::Matrix<float> *x, datrt::Matrix<float> *w,
                                datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, kR32F);
+  gemm(*x, *w, *y, kR32F, "dat_gemm_f32");
 }
 
 void _mlir_ciface_dat_gemm_bf16(datrt::Matrix<uint16_t> *x,
                                 datrt::Matrix<uint16_t> *w,
                                 datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, kR16BF);
+  gemm(*x, *w, *y, kR16BF, "dat_gemm_bf16");
 }
 }

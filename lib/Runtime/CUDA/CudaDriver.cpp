@@ -15,8 +15,11 @@
 namespace datrt::cuda {
 
 void die(const std::string &message) {
+  // _Exit skips the stdio flushes of exit: flush what the program printed
+  // before saying why it stops (the output of a partial run matters).
+  std::fflush(nullptr);
   std::fprintf(stderr, "dat: %s\n", message.c_str());
-  std::fflush(stderr);
+  std::fflush(nullptr);
   std::_Exit(1);
 }
 
@@ -63,7 +66,8 @@ static Driver load() {
   resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2");
   resolve(lib, d.cuMemFree, "cuMemFree_v2");
   resolve(lib, d.cuMemcpy, "cuMemcpy");
-  resolve(lib, d.cuMemsetD32, "cuMemsetD32_v2");
+  resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync");
+  resolve(lib, d.cuMemsetD32Async, "cuMemsetD32Async");
   resolve(lib, d.cuPointerGetAttribute, "cuPointerGetAttribute");
   resolve(lib, d.cuGetErrorName, "cuGetErrorName");
   resolve(lib, d.cuGetErrorString, "cuGetErrorString");

@@ -44,7 +44,8 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
-  CUresult (*cuMemsetD32)(CUdeviceptr, unsigned, size_t);
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, Handle);
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, Handle);
   CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
@@ -55,8 +56,19 @@ struct Driver {
 /// message saying so.
 const Driver &driver();
 
-/// Exits the program with "dat: <message>".
+/// Exits the program with "dat: <message>", after flushing everything the
+/// program wrote (stdout included).
 [[noreturn]] void die(const std::string &message);
+
+/// Names the GPU work just queued (a kernel, a cuBLAS GEMM): errors that a
+/// later synchronization reports are blamed on it (MgpuRuntime.cpp).
+void noteLaunch(std::string what);
+
+/// Whether `p` is a block the runtime allocated with cuMemAlloc (device
+/// memory the host cannot read), as opposed to managed memory.
+bool isDeviceBlock(const void *p);
+/// Whether `p` is any block the runtime allocated (device or managed).
+bool isRuntimeBlock(const void *p);
 
 /// Symbol `name` of `lib` (loaded at run time as `library`), or exit saying
 /// the library is older than the program needs.

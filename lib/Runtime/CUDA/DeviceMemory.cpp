@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <vector>
 
 extern "C" void mgpuMemFree(void *ptr, void *stream);
 
@@ -25,10 +26,14 @@ using cuda::CUdeviceptr;
 static bool isManaged(const void *p) {
   unsigned managed = 0;
   const int kIsManaged = 8; // CU_POINTER_ATTRIBUTE_IS_MANAGED
-  // Memory the driver does not know (plain host memory) is an error here.
-  if (cuda::driver().cuPointerGetAttribute(
-          &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p)) != 0)
+  cuda::CUresult r = cuda::driver().cuPointerGetAttribute(
+      &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p));
+  // Only CUDA_ERROR_INVALID_VALUE means "not the driver's" (plain host
+  // memory); any other error (a sticky one from an earlier kernel) stops
+  // the program rather than let a device pointer pass for a host one.
+  if (r == 1 /*CUDA_ERROR_INVALID_VALUE*/)
     return false;
+  cuda::check(r, "cuPointerGetAttribute", "classifying a buffer");
   return managed != 0;
 }
 
@@ -56,12 +61,26 @@ const void *visibleToProgram(const void *host, size_t bytes) {
 }
 
 void freeProgramBuffer(void *buffer) {
-  // A result the program allocated goes back to the runtime's block cache
-  // (MgpuRuntime.cpp), for the next run to reuse.
-  if (isManaged(buffer))
+  // A result the program allocated (device or managed) goes back to the
+  // runtime's block cache (MgpuRuntime.cpp), for the next run to reuse.
+  if (cuda::isRuntimeBlock(buffer) || isManaged(buffer))
     mgpuMemFree(buffer, nullptr);
   else
     std::free(buffer);
+}
+
+const void *hostView(const void *allocated, const void *buffer, size_t bytes) {
+  if (!cuda::isDeviceBlock(allocated))
+    return buffer; // managed or host memory: the host reads it directly
+  // Device memory: a host copy, one per buffer, refreshed on every view.
+  static std::map<const void *, std::vector<uint8_t>> copies;
+  std::vector<uint8_t> &copy = copies[buffer];
+  copy.resize(bytes);
+  cuda::check(
+      cuda::driver().cuMemcpy(reinterpret_cast<CUdeviceptr>(copy.data()),
+                              reinterpret_cast<CUdeviceptr>(buffer), bytes),
+      "cuMemcpy", "reading a result from the GPU");
+  return copy.data();
 }
 
 } // namespace datrt

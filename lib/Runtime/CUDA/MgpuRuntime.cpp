@@ -50,6 +50,10 @@ std::map<void *, BlockKey> &liveBlocks() {
   static std::map<void *, BlockKey> blocks;
   return blocks;
 }
+bool isLive(const void *p, bool hostShared) {
+  auto it = liveBlocks().find(const_cast<void *>(p));
+  return it != liveBlocks().end() && it->second.first == hostShared;
+}
 void *takeFreeBlock(const BlockKey &key) {
   auto it = freeBlocks().find(key);
   if (it == freeBlocks().end())
@@ -60,6 +64,14 @@ void *takeFreeBlock(const BlockKey &key) {
   return p;
 }
 } // namespace
+
+namespace datrt::cuda {
+void noteLaunch(std::string what) { lastKernel = std::move(what); }
+bool isDeviceBlock(const void *p) { return isLive(p, /*hostShared=*/false); }
+bool isRuntimeBlock(const void *p) {
+  return liveBlocks().count(const_cast<void *>(p)) != 0;
+}
+} // namespace datrt::cuda
 
 extern "C" {
 
@@ -103,7 +115,7 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
   // grid).
   if (gx == 0 || gy == 0 || gz == 0)
     return;
-  lastKernel = "kernel " + kernelNames()[fn];
+  datrt::cuda::noteLaunch("kernel " + kernelNames()[fn]);
   // Beyond 48 KiB, dynamic shared memory must be asked for per function
   // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
   if (smem > 48 * 1024)
@@ -185,15 +197,20 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
   liveBlocks().erase(it);
 }
 
-void mgpuMemcpy(void *dst, void *src, size_t bytes, void * /*stream*/) {
-  check(driver().cuMemcpy(reinterpret_cast<CUdeviceptr>(dst),
-                          reinterpret_cast<CUdeviceptr>(src), bytes),
-        "cuMemcpy");
+// Copies and fills go on the stream the kernels run on (the program's one
+// stream when the generated code passes none), ordered with them: on the
+// legacy default stream they would race with a non-blocking one.
+void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  check(driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                               reinterpret_cast<CUdeviceptr>(src), bytes,
+                               stream ? stream : mgpuStreamCreate()),
+        "cuMemcpyAsync", (std::to_string(bytes) + " bytes").c_str());
 }
 
-void mgpuMemset32(void *dst, unsigned value, size_t count, void * /*stream*/) {
-  check(driver().cuMemsetD32(reinterpret_cast<CUdeviceptr>(dst), value, count),
-        "cuMemsetD32");
+void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
+  check(driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                                  count, stream ? stream : mgpuStreamCreate()),
+        "cuMemsetD32Async", (std::to_string(count) + " words").c_str());
 }
 
 // Arguments live in managed memory already (DeviceMemory.cpp).

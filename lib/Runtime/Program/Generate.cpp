@@ -127,17 +127,21 @@ int generate(const dat::json::Value &manifest,
       if (step.args[i].kind == Slot::Cache) {
         caches[i].assign(
             step.args[i].numElements() * dat::dtypeSize(step.args[i].dtype), 0);
-        step.bind(i, caches[i].data());
         cacheResults.push_back(
             {findSlot(step.results, step.args[i].name.c_str()), i});
       }
     std::vector<int64_t> token(batch), position(1);
-    step.bind(idxSlot, token.data());
-    step.bind(posSlot, position.data());
     for (int64_t t = 0; t < last; ++t) {
       for (int64_t b = 0; b < batch; ++b)
         token[b] = seq[b][t];
       position[0] = t;
+      // Bind after every change: binding is where the program's view of a
+      // host buffer is made (on the GPU, a copy into device memory), so a
+      // buffer changed after it was bound would be stale.
+      step.bind(idxSlot, token.data());
+      step.bind(posSlot, position.data());
+      for (auto [r, a] : cacheResults)
+        step.bind(a, caches[a].data());
       step.run();
       for (auto [r, a] : cacheResults)
         step.copyResult(r, caches[a].data());

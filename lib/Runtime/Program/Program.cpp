@@ -159,7 +159,16 @@ void Call::copyResult(size_t r, void *out) const {
   size_t rank = s.shape.size();
   const int64_t *d = &resultDescs[resultOffsets[r]];
   size_t elt = dat::dtypeSize(s.dtype);
-  const uint8_t *base = reinterpret_cast<const uint8_t *>(d[1]) + d[2] * elt;
+  // The elements the view spans, read where the host can read them.
+  int64_t span = d[2] + 1;
+  for (size_t k = 0; k < rank; ++k)
+    span += (s.shape[k] - 1) * d[3 + rank + k];
+  if (s.numElements() == 0)
+    return;
+  const uint8_t *aligned = static_cast<const uint8_t *>(
+      hostView(reinterpret_cast<const void *>(d[0]),
+               reinterpret_cast<const void *>(d[1]), span * elt));
+  const uint8_t *base = aligned + d[2] * elt;
   uint8_t *dst = static_cast<uint8_t *>(out);
   std::vector<int64_t> idx(rank, 0);
   for (int64_t i = 0, n = s.numElements(); i < n; ++i) {

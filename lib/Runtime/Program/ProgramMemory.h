@@ -23,6 +23,11 @@ const void *visibleToProgram(const void *host, size_t bytes);
 /// Frees a buffer the compiled code allocated and returned.
 void freeProgramBuffer(void *buffer);
 
+/// The `bytes` at `buffer`, in the allocation `allocated` the compiled code
+/// returned, where the host can read them: `buffer` itself on the CPU and
+/// for managed memory; a host copy of device memory on the GPU.
+const void *hostView(const void *allocated, const void *buffer, size_t bytes);
+
 } // namespace datrt
 
 #endif // DAT_RUNTIME_PROGRAMMEMORY_H

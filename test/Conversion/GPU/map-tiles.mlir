@@ -187,3 +187,8 @@ func.func @staged(%x: memref<64x8xf32>, %w: memref<4x8xf32>, %y: memref<64x4xf32
   }
   return
 }
+
+// Shared memory past sm_90's opt-in limit (227 KiB, less the 16 bytes the
+// kernels add) would fail at run time in cuFuncSetAttribute: refused here.
+// RUN: not dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=232433" 2>&1 | FileCheck %s --check-prefix=TOOMUCH
+// TOOMUCH: dat-gpu-map-tiles: shared-memory must be in [0, 232432] bytes

@@ -1,0 +1,128 @@
+//===- FakeCudaDriver.cpp - a CUDA driver over host memory, for tests -----===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The driver entry points the CUDA runtime resolves, answering as the real
+// driver would for memory and streams (no kernels run). "Device" memory is
+// malloc'ed 64 bytes past the block's start, so that std::free on it — a
+// device pointer taken for a host one — is an invalid free. Test controls
+// (fake_cuda_*) inject errors and report which stream a copy used.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace {
+struct Block {
+  void *base;
+  bool managed;
+};
+std::map<uint64_t, Block> &blocks() {
+  static std::map<uint64_t, Block> b;
+  return b;
+}
+int syncError = 0, pointerError = 0;
+void *lastCopyStream = nullptr;
+int stream = 0;
+} // namespace
+
+extern "C" {
+void fake_cuda_set_sync_error(int e) { syncError = e; }
+void fake_cuda_set_pointer_error(int e) { pointerError = e; }
+void *fake_cuda_last_copy_stream() { return lastCopyStream; }
+
+int cuInit(unsigned) { return 0; }
+int cuDeviceGet(int *d, int) {
+  *d = 0;
+  return 0;
+}
+int cuDevicePrimaryCtxRetain(void **c, int) {
+  *c = &stream;
+  return 0;
+}
+int cuCtxSetCurrent(void *) { return 0; }
+int cuModuleLoadData(void **m, const void *) {
+  *m = &stream;
+  return 0;
+}
+int cuModuleUnload(void *) { return 0; }
+int cuModuleGetFunction(void **f, void *, const char *) {
+  *f = &stream;
+  return 0;
+}
+int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   unsigned, unsigned, void *, void **, void **) {
+  return 0;
+}
+int cuStreamCreate(void **s, unsigned) {
+  *s = &stream;
+  return 0;
+}
+int cuStreamSynchronize(void *) { return syncError; }
+int cuStreamDestroy_v2(void *) { return 0; }
+int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
+int cuEventCreate(void **e, unsigned) {
+  *e = &stream;
+  return 0;
+}
+int cuEventDestroy_v2(void *) { return 0; }
+int cuEventRecord(void *, void *) { return 0; }
+
+static int allocate(uint64_t *p, size_t bytes, bool managed) {
+  char *base = static_cast<char *>(std::malloc(bytes + 64));
+  *p = reinterpret_cast<uint64_t>(base + 64);
+  blocks()[*p] = {base, managed};
+  return 0;
+}
+int cuMemAllocManaged(uint64_t *p, size_t bytes, unsigned) {
+  return allocate(p, bytes, true);
+}
+int cuMemAlloc_v2(uint64_t *p, size_t bytes) {
+  return allocate(p, bytes, false);
+}
+int cuMemFree_v2(uint64_t p) {
+  auto it = blocks().find(p);
+  if (it == blocks().end())
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  std::free(it->second.base);
+  blocks().erase(it);
+  return 0;
+}
+int cuMemcpy(uint64_t dst, uint64_t src, size_t bytes) {
+  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src),
+              bytes);
+  return 0;
+}
+int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t bytes, void *s) {
+  lastCopyStream = s;
+  return cuMemcpy(dst, src, bytes);
+}
+int cuMemsetD32Async(uint64_t dst, unsigned value, size_t count, void *s) {
+  lastCopyStream = s;
+  auto *words = reinterpret_cast<uint32_t *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return 0;
+}
+int cuPointerGetAttribute(void *data, int attribute, uint64_t p) {
+  if (pointerError)
+    return pointerError;
+  auto it = blocks().find(p);
+  if (it == blocks().end() || attribute != 8 /*IS_MANAGED*/)
+    return 1; // CUDA_ERROR_INVALID_VALUE: not the driver's memory
+  *static_cast<unsigned *>(data) = it->second.managed;
+  return 0;
+}
+int cuGetErrorName(int e, const char **name) {
+  *name = e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+  return 0;
+}
+int cuGetErrorString(int e, const char **text) {
+  *text = e == 700 ? "an illegal memory access was encountered" : "unknown";
+  return 0;
+}
+}
