@@ -21,8 +21,12 @@ of the GPU code); records the program's peak memory (what its model allocated, p
 copies of its weights and inputs) and the baseline's. Writes the results as
 JSON and prints a Markdown table for BENCHMARKS.md.
 
-`--device cpu` runs the same flow with CPU programs (suite.py build
---target cpu) to check the script itself; its times mean nothing.
+`--device cpu` runs the same flow with CPU programs: the CPU suite
+(suite.py build DIR --cpu) against eager, torch.compile and SDPA on this
+machine's cores, and first measures this machine's fp32 FMA peak
+(cpu/fma_peak.c, built with cc -O3 -march=native -fopenmp) in the same run:
+dat's GFLOP/s are reported as a fraction of it. (On the smoke suite the
+times mean nothing.)
 """
 import datetime
 import json
@@ -88,6 +92,28 @@ def make_inputs(entry, seed, precision):
             t = torch.randn(shape, generator=g).to(TORCH_DTYPE[precision])
             out["input." + name] = safetensors_io.from_torch(t)
     return out
+
+
+CPU_PEAK_GFLOPS = None  # measured by measure_cpu_peak() in a CPU run
+
+
+def measure_cpu_peak():
+    """(GFLOP/s, threads) of the FMA kernel on every core, or (None, 0)."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu",
+                       "fma_peak.c")
+    exe = os.path.join("/tmp", "dat-fma-peak-%d" % os.getpid())
+    try:
+        subprocess.run(["cc", "-O3", "-march=native", "-fopenmp", src, "-o",
+                        exe], check=True, capture_output=True)
+        out = subprocess.run([exe], check=True, capture_output=True,
+                             text=True).stdout
+        m = re.search(r"([0-9.]+) GFLOP/s on (\d+) threads", out)
+        return float(m.group(1)), int(m.group(2))
+    except (OSError, subprocess.CalledProcessError, AttributeError):
+        return None, 0
+    finally:
+        if os.path.exists(exe):
+            os.remove(exe)
 
 
 def time_program(prog, inputs, repeat, runs=3):
@@ -184,7 +210,12 @@ def run_entry(d, device, repeat):
         result["error"] = r.stderr.strip()
         return result
     result["dat_ms"], result["dat_peak_bytes"] = time_program(prog, inputs_path, repeat)
-    if entry.get("flops"):
+    result["device"] = device
+    if entry.get("flops") and device == "cpu":
+        result["dat_gflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e9
+        if CPU_PEAK_GFLOPS:
+            result["dat_fraction_of_fma_peak"] = result["dat_gflops"] / CPU_PEAK_GFLOPS
+    elif entry.get("flops"):
         result["dat_tflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e12
         result["dat_fraction_of_fp32_peak"] = result["dat_tflops"] * 1e12 / PEAK_FP32
         result["dat_fraction_of_bf16_peak"] = result["dat_tflops"] * 1e12 / PEAK_BF16
@@ -289,7 +320,8 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
 
 def variant(r):
     """The dtype cell: "bf16", or "bf16 cuBLAS" with the library GEMM."""
-    return r["dtype"] + (" cuBLAS" if r.get("gemm") == "library" else "")
+    library = "OpenBLAS" if r.get("device") == "cpu" else "cuBLAS"
+    return r["dtype"] + (" " + library if r.get("gemm") == "library" else "")
 
 
 def table(results):
@@ -310,6 +342,9 @@ def table(results):
         tf = ("%.1f (%.1f%% / %.1f%%)" % (r["dat_tflops"], 100 * r["dat_fraction_of_fp32_peak"],
                                             100 * r["dat_fraction_of_bf16_peak"])
               if "dat_tflops" in r else "—")
+        if "dat_gflops" in r:  # CPU: GFLOP/s and the share of the FMA peak
+            tf = "%.1f GFLOP/s (%.0f%% of FMA peak)" % (
+                r["dat_gflops"], 100 * r.get("dat_fraction_of_fma_peak", 0))
         peak = r.get("eager_peak_bytes")
         err = r.get("max_rel_error_vs_eager", "—")
         if "error" in r:
@@ -348,7 +383,18 @@ def main():
         else:
             print(__doc__)
             return 2
-    machine = {"device": device, "torch": torch.__version__}
+    machine = {"device": device, "torch": torch.__version__,
+               "torch_threads": torch.get_num_threads()}
+    if device == "cpu":
+        global CPU_PEAK_GFLOPS
+        CPU_PEAK_GFLOPS, threads = measure_cpu_peak()
+        machine["fma_peak_gflops"], machine["fma_peak_threads"] = CPU_PEAK_GFLOPS, threads
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                machine["cpu"] = line.split(":", 1)[1].strip()
+                break
+        print("FMA peak: %s GFLOP/s on %d threads" % (CPU_PEAK_GFLOPS, threads),
+              file=sys.stderr)
     if device == "cuda":
         machine["gpu"] = torch.cuda.get_device_name()
         smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
@@ -365,6 +411,11 @@ def main():
     with open(results_path, "w") as f:
         json.dump({"date": datetime.datetime.now().isoformat(), "machine": machine,
                    "results": results}, f, indent=1)
+    if device == "cpu":
+        print("Machine: %s, %s threads; fp32 FMA peak measured in this run: %s GFLOP/s; "
+              "PyTorch %s on %d threads.\n" % (
+                  machine.get("cpu"), machine.get("fma_peak_threads"),
+                  CPU_PEAK_GFLOPS, torch.__version__, torch.get_num_threads()))
     print(table(results))
     print("\nresults: %s" % results_path, file=sys.stderr)
     return 1 if any("error" in r for r in results) else 0

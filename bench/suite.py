@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
 
-usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke]
+usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke | --cpu]
                          [--carry-limit BYTES] [--precision bf16,fp32]
                          [--gemm generated,library]
        suite.py list
 
-`--smoke` builds the kernels and two models at tiny sizes (to check the
+`--cpu` builds the CPU suite instead, sized for a 2-core machine (implies
+--target cpu --precision fp32; the kernels at N = 512 to 2048, a small DAT
+LM, ViT and Vision DAT); `--smoke` builds the kernels and two models at
+tiny sizes (to check the
 scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
 file kept; `--precision` lists the precisions to build (default bf16,fp32:
 the suite's targets are bf16, fp32 shows the CUDA-core kernels); `--gemm`
@@ -154,6 +157,33 @@ def smoke():
     return entries
 
 
+def cpu_suite():
+    """The CPU suite: the kernels and small models at sizes a 2-core machine
+    runs in well under a second each (fp32)."""
+    entries = [_attention(64, n, causal, b=1, h=8)
+               for n, causal in ((1024, False), (1024, True), (2048, False))]
+    entries += [_relational(1024, act, False, b=1, d=256, h=8, r=8)
+                for act in ("identity", "relu")]
+    entries.append(_relational(512, "identity", True, b=1, d=256, h=8, r=8))
+    entries += [_hyla(n, b=1, h=8, dh=32) for n in (512, 1024)]
+    entries.append(_ape("Sequential", 1024, b=1, h=8, dh=64))
+    lm = _model("tiny-dat-lm.json", "M1-dat-lm-small", {"idx": {
+        "shape": [4, 256], "dtype": "int64", "fill": "tokens:97"}})
+    lm["kwargs"]["max_block_size"] = 256
+    lm["outputs"] = {"logits": {"shape": [4, 256, 97]}}
+    entries.append(lm)
+    vit = _model("vit.json", "M3-vit-small", {"image": {"shape": [16, 3, 32, 32]}})
+    vit["outputs"] = {"logits": {"shape": [16, 10]}}
+    entries.append(vit)
+    vdat = _model("vision-dat.json", "M2-vision-dat-small",
+                  {"image": {"shape": [16, 3, 32, 32]}})
+    vdat["outputs"] = {"logits": {"shape": [16, 10]}}
+    entries.append(vdat)
+    for e in entries:
+        e["id"] = "cpu-" + e["id"]
+    return entries
+
+
 def suite():
     entries = []
     for d_head in (64, 128):
@@ -194,10 +224,11 @@ def config_of(entry):
 
 
 def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
-          precisions=("bf16", "fp32"), gemms=("generated", "library")):
+          precisions=("bf16", "fp32"), gemms=("generated", "library"),
+          cpu=False):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
-    for entry, precision, gemm in [(e, p, g) for e in (smoke() if small else suite())
+    for entry, precision, gemm in [(e, p, g) for e in (cpu_suite() if cpu else smoke() if small else suite())
                                    for p in precisions for g in gemms]:
         if only and entry["id"] not in only:
             continue
@@ -243,11 +274,14 @@ def main():
         print(__doc__)
         return 2
     out, target, only, small, limit = args[1], "cuda", None, False, CARRY_LIMIT
+    cpu = False
     precisions, gemms = ("bf16", "fp32"), ("generated", "library")
     rest = args[2:]
     while rest:
         if rest[0] == "--smoke":
             small, rest = True, rest[1:]
+        elif rest[0] == "--cpu":
+            cpu, target, precisions, rest = True, "cpu", ("fp32",), rest[1:]
         elif rest[0] == "--carry-limit" and len(rest) > 1:
             limit, rest = int(rest[1]), rest[2:]
         elif rest[0] == "--target" and len(rest) > 1:
@@ -263,7 +297,8 @@ def main():
         else:
             print(__doc__)
             return 2
-    return 1 if build(out, target, only, small, limit, precisions, gemms) else 0
+    return 1 if build(out, target, only, small, limit, precisions, gemms,
+                      cpu) else 0
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,6 +42,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -98,7 +100,8 @@ static Error writeAtomically(StringRef path,
 
 /// Emits an object file for the host (x86-64-v2 or the host's own CPU when
 /// DAT_CPU=native) at -O2.
-static Error emitObject(llvm::Module &module, StringRef path) {
+static Error emitObject(llvm::Module &module, StringRef path,
+                        StringRef cpuOption) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   std::string tripleName = sys::getDefaultTargetTriple();
@@ -108,13 +111,30 @@ static Error emitObject(llvm::Module &module, StringRef path) {
   if (!target)
     return createStringError("no LLVM target for %s: %s", tripleName.c_str(),
                              error.c_str());
-  const char *cpuEnv = std::getenv("DAT_CPU");
-  std::string cpu = cpuEnv && StringRef(cpuEnv) == "native"
-                        ? sys::getHostCPUName().str()
-                        : (triple.isX86() ? "x86-64-v2" : "generic");
+  // The host's CPU and its features (AVX-512 where it has them) unless
+  // --cpu (or DAT_CPU) names another, e.g. x86-64-v2 for a portable program.
+  std::string cpu = cpuOption.str();
+  if (cpu.empty())
+    if (const char *env = std::getenv("DAT_CPU"))
+      cpu = env;
+  std::string features;
+  if (cpu.empty() || cpu == "native" || cpu == "host") {
+    cpu = sys::getHostCPUName().str();
+    SubtargetFeatures host;
+    for (const StringMapEntry<bool> &f : sys::getHostCPUFeatures())
+      host.AddFeature(f.getKey(), f.getValue());
+    features = host.getString();
+  } else if (!std::unique_ptr<MCSubtargetInfo>(
+                  target->createMCSubtargetInfo(triple, "", ""))
+                  ->isCPUStringValid(cpu)) {
+    return createStringError("--cpu %s: not a CPU LLVM knows for %s (e.g. "
+                             "x86-64-v2, x86-64-v3, x86-64-v4, "
+                             "sapphirerapids, znver4; default: this host's)",
+                             cpu.c_str(), tripleName.c_str());
+  }
   TargetOptions opts;
   std::unique_ptr<TargetMachine> tm(
-      target->createTargetMachine(triple, cpu, "", opts, Reloc::PIC_,
+      target->createTargetMachine(triple, cpu, features, opts, Reloc::PIC_,
                                   std::nullopt, CodeGenOptLevel::Aggressive));
   module.setDataLayout(tm->createDataLayout());
   module.setTargetTriple(triple);
@@ -175,9 +195,16 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda) {
                                lib.c_str(), runtimeName.c_str());
   SmallVector<StringRef> args = {*cxx, "-o",    output, object,
                                  main, support, "-lm"};
-  // GPU programs load libcuda.so.1 themselves (dlopen), at run time.
-  if (cuda)
+  // GPU programs load libcuda.so.1 themselves (dlopen), at run time; CPU
+  // programs call OpenBLAS for the library GEMM (--gemm library) and run
+  // their tiles on LLVM's OpenMP runtime (the MLIR OpenMP dialect's calls
+  // are libomp's __kmpc_* entry points).
+  if (cuda) {
     args.push_back("-ldl");
+  } else {
+    args.push_back("-lopenblas");
+    args.push_back("-lomp");
+  }
   // A sanitizer build's runtime library needs the sanitizer at link time.
   if (StringRef(DAT_PROGRAM_LINK_FLAGS).size())
     args.push_back(DAT_PROGRAM_LINK_FLAGS);
@@ -379,7 +406,7 @@ Error compileModel(const CompileOptions &options) {
     return createStringError("cannot create a temporary file: %s",
                              ec.message().c_str());
   FileRemover removeObject(object);
-  if (Error e = emitObject(*llvmModule, object))
+  if (Error e = emitObject(*llvmModule, object, options.cpu))
     return e;
 
   std::string tmpExe = options.outputPath + ".tmp-link";

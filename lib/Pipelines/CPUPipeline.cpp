@@ -82,17 +82,29 @@ static constexpr int64_t kCPUQueryTile = 64;
 /// option (off by default, for mlir-runner) or the program pipeline's (on).
 template <typename Options>
 static void buildCPU(OpPassManager &pm, const Options &options,
-                     bool trackMemory) {
+                     bool trackMemory, bool openmp) {
   buildLinalgOnBuffers(pm, options.tileAttention,
                        options.queryTile ? options.queryTile : kCPUQueryTile,
                        options.keyTile, options.fuseEpilogues, options.gemm,
                        nullptr);
+  if (options.vectorizableLoops)
+    pm.addPass(createDatVectorizableLoops());
   if (options.emulateGPUTiles)
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256,
                               /*sharedMemory=*/kTileSharedMemory,
                               /*emulate=*/true}));
   pm.addPass(createForallToParallelLoopPass());
+  // The tile loops (now scf.parallel; every other loop is sequential) on
+  // OpenMP threads: tiles write disjoint outputs, so results do not depend
+  // on the thread count.
+  // (The conversion wraps each body in a memref.alloca_scope, which must
+  // stay one block; ours allocate on the heap, and canonicalization inlines
+  // scopes without allocas before scf-to-cf makes their loops blocks.)
+  if (openmp) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   buildLoopsToControlFlow(pm);
   // bf16 storage (dat-narrow-storage): x86 has no bf16 conversions, and
@@ -113,11 +125,11 @@ static void buildCPU(OpPassManager &pm, const Options &options,
 }
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  buildCPU(pm, options, options.trackMemory);
+  buildCPU(pm, options, options.trackMemory, options.openmp);
 }
 
 void buildCPUProgram(OpPassManager &pm, const ProgramPipelineOptions &options) {
-  buildCPU(pm, options, options.trackMemory);
+  buildCPU(pm, options, options.trackMemory, options.openmp);
 }
 
 } // namespace mlir::dat

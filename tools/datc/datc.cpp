@@ -4,7 +4,7 @@
 //
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
 //                --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]
-//                [PIPELINE] [--general-maps] [--mlir-...] -o OUT
+//                [PIPELINE] [--cpu NAME] [--general-maps] [--mlir-...] -o OUT
 //   datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]
 //
 // PIPELINE options are the textual options of --dat-program-pipeline,
@@ -41,7 +41,8 @@ static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
     "               --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]\n"
-    "               [PIPELINE] [--general-maps] [--mlir-...] -o OUT\n"
+    "               [PIPELINE] [--cpu NAME] [--general-maps] [--mlir-...]\n"
+    "               -o OUT\n"
     "  datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]\n"
     "  --emit dat         the frontend's module (dat dialect), before any "
     "pass\n"
@@ -49,6 +50,10 @@ static const char *kUsage =
     "                     after --dat-program-pipeline; llvm-ir: that module\n"
     "                     as LLVM IR; ptx: the kernels (cuda); exe: the\n"
     "                     program and its weights file (the default)\n"
+    "  --cpu NAME         the CPU the program is compiled for (LLVM's names;\n"
+    "                     default this host's, with its features, e.g.\n"
+    "                     AVX-512; x86-64-v2 runs anywhere; DAT_CPU also\n"
+    "                     sets it)\n"
     "  --general-maps     apply APE's sequence and grid maps as d×d matrices "
     "(default: their exact rotary form, RoPE with learned angles)\n"
     "  --mlir-...         the pass manager's options, e.g.\n"
@@ -168,6 +173,9 @@ int main(int argc, char **argv) {
         return usageError("--pipeline needs the pipeline's options, "
                           "\"K=V ...\"");
       pipelineOption(v);
+    } else if (a == "--cpu") {
+      if (!value(options.cpu))
+        return usageError("--cpu needs a CPU name (e.g. x86-64-v2)");
     } else if (a == "--general-maps") {
       options.rotaryMaps = false;
     } else if (a.starts_with("--mlir-") || a.starts_with("-mlir-")) {

@@ -140,6 +140,32 @@ def DatGemmLibraryCalls : Pass<"dat-gemm-library-calls", "::mlir::ModuleOp"> {
   ];
 }
 
+def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
+  let summary = "Let LLVM vectorize the loops of reductions and exponentials";
+  let description = [{
+    The CPU's first vector step, before a tiled vector layer: the loops
+    that linalg ops lower to are vectorized by LLVM's loop vectorizer,
+    which needs two things it cannot assume. A floating-point reduction
+    (the dot products of QKᵀ and of the projections, the softmax's row
+    sums) may only be reassociated into vector lanes when its adds say so:
+    this pass gives the arithmetic in the body of every `linalg.generic`
+    with a reduction iterator the `reassoc` and `contract` fast-math flags
+    (the sum's order changes, hence its last bits; tiled and untiled runs
+    still agree bit for bit, and reruns do). `math.exp` (the online
+    softmax) becomes a polynomial in plain arithmetic instead of a libm
+    call that no loop can vectorize (`polynomial-exp`).
+  }];
+  let options = [
+    Option<"polynomialExp", "polynomial-exp", "bool", "true",
+           "Expand math.exp into a polynomial (vectorizable arithmetic)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

@@ -81,6 +81,11 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
                      "(dat-tile-attention) instead of the N×N reference form "
                      "(CPU only)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> vectorizableLoops{
+      *this, "vectorizable-loops",
+      llvm::cl::desc("CPU: reassociable reductions and a polynomial exp, so "
+                     "that LLVM vectorizes the loops (dat-vectorizable-loops)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "
@@ -128,6 +133,12 @@ struct CPUPipelineOptions : public CPUTargetOptions<CPUPipelineOptions> {
                      "the model's peak memory (other hosts, e.g. "
                      "mlir-runner, do not define them)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("Run the tile loops on OpenMP threads (convert-scf-to-"
+                     "openmp); the host must provide libomp (mlir-runner: "
+                     "--shared-libs=.../libomp.so)"),
+      llvm::cl::init(false)};
 };
 
 struct GPUPipelineOptions : public GPUTargetOptions<GPUPipelineOptions> {};
@@ -157,6 +168,12 @@ struct ProgramPipelineOptions
                      "functions, which the program's runtime defines to "
                      "report the model's peak memory (the GPU runtime "
                      "counts its allocations itself)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("CPU: run the tile loops on OpenMP threads (the "
+                     "program's --threads, OMP_NUM_THREADS, default all "
+                     "cores)"),
       llvm::cl::init(true)};
 };
 

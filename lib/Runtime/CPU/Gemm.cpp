@@ -1,11 +1,13 @@
-//===- Gemm.cpp - the runtime GEMM on the CPU -----------------------------===//
+//===- Gemm.cpp - the runtime GEMM on the CPU: OpenBLAS -------------------===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// y += x · wᵀ by rows of y, the reduction innermost and in order (the same
-// order as the generated loops). Its job is to check the calls that
-// dat-gemm-library-calls makes, on any machine; the GPU runtime's cuBLAS
-// is the fast one.
+// y += x · wᵀ (GemmABI.h) with OpenBLAS's sgemm: row-major, w transposed,
+// beta 1 (y holds the broadcast bias). bf16 operands are widened to f32
+// first (the products and sums are f32 either way). Operands whose rows are
+// not contiguous (dat-gemm-library-calls does not make such calls) take the
+// reference loop nest, which DAT_GEMM=reference also selects to check the
+// library against it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +15,25 @@
 
 #include "dat/Support/BFloat16.h"
 
+#include <cblas.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
 namespace {
+bool useReference() {
+  static const bool reference = [] {
+    const char *v = std::getenv("DAT_GEMM");
+    return v && std::strcmp(v, "reference") == 0;
+  }();
+  return reference;
+}
+
+/// The reference: by rows of y, the reduction innermost and in order.
 template <typename T, typename Widen>
-void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
-          datrt::Matrix<float> &y, Widen widen) {
+void referenceGemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
+                   datrt::Matrix<float> &y, Widen widen) {
   int64_t m = y.sizes[0], n = y.sizes[1], k = x.sizes[1];
   const T *xd = x.data(), *wd = w.data();
   float *yd = y.data();
@@ -29,17 +46,49 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
       yd[i * y.strides[0] + j * y.strides[1]] = acc;
     }
 }
+
+template <typename T> bool rowsContiguous(const datrt::Matrix<T> &a) {
+  return a.strides[1] == 1 && a.strides[0] >= a.sizes[1];
+}
+
+void sgemm(const float *x, int64_t ldx, const float *w, int64_t ldw, float *y,
+           int64_t ldy, int64_t m, int64_t n, int64_t k) {
+  if (m == 0 || n == 0)
+    return;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, x, ldx, w,
+              ldw, 1.0f, y, ldy);
+}
+
+/// A bf16 matrix widened to a dense f32 one.
+std::vector<float> widened(const datrt::Matrix<uint16_t> &a) {
+  std::vector<float> out(a.sizes[0] * a.sizes[1]);
+  for (int64_t i = 0; i < a.sizes[0]; ++i)
+    for (int64_t j = 0; j < a.sizes[1]; ++j)
+      out[i * a.sizes[1] + j] =
+          dat::bf16ToFloat(a.data()[i * a.strides[0] + j]);
+  return out;
+}
 } // namespace
 
 extern "C" {
 void _mlir_ciface_dat_gemm_f32(datrt::Matrix<float> *x, datrt::Matrix<float> *w,
                                datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, [](float v) { return v; });
+  if (useReference() || !rowsContiguous(*x) || !rowsContiguous(*w) ||
+      !rowsContiguous(*y))
+    return referenceGemm(*x, *w, *y, [](float v) { return v; });
+  sgemm(x->data(), x->strides[0], w->data(), w->strides[0], y->data(),
+        y->strides[0], y->sizes[0], y->sizes[1], x->sizes[1]);
 }
 
 void _mlir_ciface_dat_gemm_bf16(datrt::Matrix<uint16_t> *x,
                                 datrt::Matrix<uint16_t> *w,
                                 datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, [](uint16_t v) { return dat::bf16ToFloat(v); });
+  if (useReference() || !rowsContiguous(*x) || !rowsContiguous(*w) ||
+      !rowsContiguous(*y))
+    return referenceGemm(*x, *w, *y,
+                         [](uint16_t v) { return dat::bf16ToFloat(v); });
+  std::vector<float> xf = widened(*x), wf = widened(*w);
+  sgemm(xf.data(), x->sizes[1], wf.data(), w->sizes[1], y->data(),
+        y->strides[0], y->sizes[0], y->sizes[1], x->sizes[1]);
 }
 }

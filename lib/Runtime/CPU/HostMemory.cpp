@@ -5,7 +5,8 @@
 // The compiled code allocates through MLIR's generic allocation functions
 // (finalize-memref-to-llvm use-generic-functions), defined here over
 // malloc/aligned_alloc with every live buffer's size kept, so that the
-// model's peak memory is known (MemoryStats.h).
+// model's peak memory is known (MemoryStats.h). With OpenMP tiles the peak
+// counts the buffers of the tiles that run at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +16,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
 namespace {
+// Tiles allocate from OpenMP threads: the books are shared.
+std::mutex &booksLock() {
+  static std::mutex lock;
+  return lock;
+}
 std::unordered_map<void *, size_t> &liveSizes() {
   static std::unordered_map<void *, size_t> sizes;
   return sizes;
@@ -26,6 +33,7 @@ std::unordered_map<void *, size_t> &liveSizes() {
 
 void *noted(void *p, size_t bytes) {
   if (p) {
+    std::lock_guard<std::mutex> guard(booksLock());
     liveSizes()[p] = bytes;
     datrt::noteAllocated(bytes);
   }
@@ -45,10 +53,13 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
 }
 
 void _mlir_memref_to_llvm_free(void *p) {
-  auto it = liveSizes().find(p);
-  if (it != liveSizes().end()) {
-    datrt::noteFreed(it->second);
-    liveSizes().erase(it);
+  {
+    std::lock_guard<std::mutex> guard(booksLock());
+    auto it = liveSizes().find(p);
+    if (it != liveSizes().end()) {
+      datrt::noteFreed(it->second);
+      liveSizes().erase(it);
+    }
   }
   std::free(p);
 }

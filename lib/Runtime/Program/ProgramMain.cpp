@@ -35,7 +35,7 @@ void usage() {
   std::printf(
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
       "          [--weights FILE] [--repeat N] [--top K]\n"
-      "          [--generate N [--full]] [--allow-nonfinite]\n\n"
+      "          [--generate N [--full]] [--allow-nonfinite] [--threads N]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
       "the model N times and reports the time per run and the peak memory\n"
@@ -48,7 +48,10 @@ void usage() {
       "prompt input.idx [B, T0] with a KV cache; --full does the same with a\n"
       "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n"
       "Float inputs with NaN or infinite values are refused unless\n"
-      "--allow-nonfinite is given.\n",
+      "--allow-nonfinite is given.\n"
+      "CPU programs run their tiles on OpenMP threads: --threads N (or\n"
+      "OMP_NUM_THREADS) sets how many, default all cores; results do not\n"
+      "depend on it.\n",
       gProgram, DAT_WEIGHTS_SUFFIX);
 }
 
@@ -90,6 +93,11 @@ void printTop(const dat::TensorToWrite &t, const std::vector<float> &values,
 
 int main(int argc, char **argv) {
   gProgram = argv[0];
+  // OpenMP workers (CPU programs) sleep as soon as a parallel region ends
+  // instead of spinning for 200 ms: a program is a few dozen regions per
+  // call, and spinning threads starve whatever else runs on the cores
+  // (other programs, the test runner). KMP_BLOCKTIME in the environment wins.
+  ::setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
   std::string inputPath, outputPath, weightsPath;
   long repeat = 0, generateCount = 0, top = 0;
   bool full = false, allowNonFinite = false;
@@ -114,6 +122,10 @@ int main(int argc, char **argv) {
       generateCount = countArg(a, value(), 1000000);
     else if (a == "--full")
       full = true;
+    else if (a == "--threads")
+      // Read by the OpenMP runtime when the first parallel region starts.
+      ::setenv("OMP_NUM_THREADS",
+               std::to_string(countArg(a, value(), 1024)).c_str(), 1);
     else if (a == "--allow-nonfinite")
       allowNonFinite = true;
     else if (a == "--help" || a == "-h") {
