@@ -12,7 +12,34 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
+#include <functional>
+
 namespace mlir::dat {
+
+/// Registers `name` like PassPipelineRegistration, refusing options for
+/// which `check` returns a message.
+template <typename Options>
+static void
+registerChecked(StringRef name, StringRef description,
+                std::function<std::string(const Options &)> check,
+                std::function<void(OpPassManager &, const Options &)> build) {
+  registerPassPipeline(
+      name, description,
+      [=](OpPassManager &pm, StringRef text,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error = check(options);
+        if (!error.empty())
+          return errorHandler(name + ": " + error);
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(Options());
+      });
+}
 
 void registerPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
@@ -20,45 +47,21 @@ void registerPipelines() {
       "Lower dat ops on tensors to the LLVM dialect for the host CPU "
       "(flash tiling, decomposition, bufferization, loops)",
       buildCPUPipeline);
-  registerPassPipeline(
+  registerChecked<GPUPipelineOptions>(
       "dat-gpu-pipeline",
       "Lower dat ops on tensors to host LLVM dialect code launching NVVM "
       "kernels embedded as cubin (flash tiling, decomposition, managed "
       "memory, one kernel per parallel loop nest, ptxas)",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        GPUPipelineOptions options;
-        if (failed(options.parseFromString(text)))
-          return failure();
-        std::string error =
-            checkGPUTargetOptions(options.blockSize, options.sharedMemory);
-        if (!error.empty())
-          return errorHandler("dat-gpu-pipeline: " + error);
-        buildGPUPipeline(pm, options);
-        return success();
+      [](const GPUPipelineOptions &options) {
+        return checkGPUTargetOptions(options.blockSize, options.sharedMemory);
       },
-      [](function_ref<void(const detail::PassOptions &)> handler) {
-        handler(GPUPipelineOptions());
-      });
-  registerPassPipeline(
+      buildGPUPipeline);
+  registerChecked<ProgramPipelineOptions>(
       "dat-program-pipeline",
       "A model's program, from the frontend's module (datc compile --emit "
       "dat) to the LLVM dialect module datc compiles and links: bf16 "
       "narrowing, the manifest, the target's pipeline, the entry points",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        ProgramPipelineOptions options;
-        if (failed(options.parseFromString(text)))
-          return failure();
-        std::string error = checkProgramPipelineOptions(options);
-        if (!error.empty())
-          return errorHandler("dat-program-pipeline: " + error);
-        buildProgramPipeline(pm, options);
-        return success();
-      },
-      [](function_ref<void(const detail::PassOptions &)> handler) {
-        handler(ProgramPipelineOptions());
-      });
+      checkProgramPipelineOptions, buildProgramPipeline);
 }
 
 } // namespace mlir::dat
