@@ -122,14 +122,13 @@ def time_program(prog, inputs, repeat, runs=3):
     baseline's max_memory_allocated counts too)."""
     times, peak = [], 0
     for _ in range(runs):
-        r = subprocess.run([prog, "--input", inputs, "--repeat", str(repeat)],
-                           capture_output=True, text=True)
+        r = subprocess.run([prog, "--input", inputs, "--repeat", str(repeat),
+                            "--json"], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr.strip() or r.stdout.strip())
-        m = re.search(r"([0-9.]+) ms per run", r.stdout)
-        times.append(float(m.group(1)))
-        m = re.search(r"peak memory: (\d+) bytes allocated by the model, (\d+) bytes", r.stdout)
-        peak = max(peak, int(m.group(1)) + int(m.group(2)))
+        report = json.loads(r.stdout.strip().splitlines()[-1])
+        times.append(report["ms_per_run"])
+        peak = max(peak, report["peak_bytes"] + report["argument_bytes"])
     return statistics.median(times), peak
 
 

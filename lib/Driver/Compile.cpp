@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Stages.h"
 #include "dat/Driver/Driver.h"
 #include "dat/Frontend/Frontend.h"
 #include "dat/Pipelines/Pipelines.h"
@@ -337,6 +338,21 @@ Error compileModel(const CompileOptions &options) {
         "(set CUDA_HOME to the toolkit's folder)",
         toolkit.c_str());
 
+  // Refuse an output path that cannot be written before any work.
+  if (options.outputPath != "-") {
+    StringRef parent = sys::path::parent_path(options.outputPath);
+    if (!parent.empty() && !sys::fs::is_directory(parent))
+      return createStringError("-o %s: the folder %s does not exist",
+                               options.outputPath.c_str(),
+                               parent.str().c_str());
+    if (sys::fs::is_directory(options.outputPath))
+      return createStringError("-o %s: is a folder; name the program's file",
+                               options.outputPath.c_str());
+  }
+
+  Stages stages(options.verbose, options.timing,
+                sys::path::filename(options.configPath).str());
+  stages.start("frontend (config, weights, dat IR)");
   Expected<ModelConfig> config = loadModelConfig(options.configPath);
   if (!config)
     return config.takeError();
@@ -361,10 +377,20 @@ Error compileModel(const CompileOptions &options) {
     return writeAtomically(options.outputPath,
                            [&](raw_ostream &os) { printModule(**module, os); });
 
+  stages.start("--dat-program-pipeline");
   mlir::PassManager pm(&ctx);
   if (failed(applyPassManagerCLOptions(pm)))
     return createStringError("invalid pass manager options (--mlir-...)");
-  applyDefaultTimingPassManagerCLOptions(pm);
+  // --timing: the pipeline's passes, reported when compileModel returns.
+  mlir::DefaultTimingManager passTiming;
+  mlir::TimingScope passScope;
+  if (options.timing) {
+    passTiming.setEnabled(true);
+    passScope = passTiming.getRootScope();
+    pm.enableTiming(passScope);
+  } else {
+    applyDefaultTimingPassManagerCLOptions(pm);
+  }
   mlir::dat::buildProgramPipeline(pm, **pipeline);
   std::string diagnostics;
   {
@@ -390,6 +416,7 @@ Error compileModel(const CompileOptions &options) {
   if (!weightSpecs)
     return weightSpecs.takeError();
 
+  stages.start("translation to LLVM IR");
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(**module, llvmCtx, "dat_model");
@@ -406,14 +433,17 @@ Error compileModel(const CompileOptions &options) {
     return createStringError("cannot create a temporary file: %s",
                              ec.message().c_str());
   FileRemover removeObject(object);
+  stages.start("LLVM -O2 and code generation");
   if (Error e = emitObject(*llvmModule, object, options.cpu))
     return e;
 
   std::string tmpExe = options.outputPath + ".tmp-link";
   FileRemover removeTmp(tmpExe);
+  stages.start("link");
   if (Error e = linkProgram(object, tmpExe, cuda))
     return e;
   std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
+  stages.start("weights file");
   if (Error e = writeWeights(weightsPath, *weights, *weightSpecs))
     return e;
   if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {

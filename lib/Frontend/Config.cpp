@@ -39,8 +39,8 @@ static Error parseSpecs(const json::Object &root, StringRef key,
   if (!obj)
     return createStringError("%s: '%s' must be an object of tensors",
                              path.str().c_str(), key.str().c_str());
-  // Keep the file's order: llvm::json::Object is unordered, so sort by name
-  // for a deterministic signature.
+  // Sorted by name: llvm::json::Object does not keep the file's order, and
+  // the program's signature (and its manifest) must not depend on a hash.
   std::vector<std::string> names;
   for (const auto &kv : *obj)
     names.push_back(kv.first.str());
@@ -125,6 +125,13 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef path) {
     return std::move(e);
   if (Error e = parseSpecs(*root, "outputs", config.outputs, path))
     return std::move(e);
+  // A program with no outputs would run and write nothing: refuse it.
+  if (config.outputs.empty())
+    return createStringError(
+        "%s: 'outputs' is missing or empty: name the tensors the program "
+        "writes, with their shapes, e.g. \"outputs\": {\"y\": {\"shape\": "
+        "[1, 16, 64]}} (docs/config-format.md lists each module's outputs)",
+        path.str().c_str());
   if (const json::Object *tol = root->getObject("tolerance")) {
     std::optional<double> rtol = tol->getNumber("rtol");
     std::optional<double> atol = tol->getNumber("atol");

@@ -133,6 +133,20 @@ bool SafeTensorsFile::parse(std::string &error) {
     error = path_ + ": " + what;
     return false;
   };
+  // A PyTorch checkpoint (torch.save: a zip archive, or a bare pickle
+  // before PyTorch 1.6) is the likeliest wrong file: say how to convert it.
+  bool zip = size_ >= 4 && bytes_[0] == 'P' && bytes_[1] == 'K' &&
+             bytes_[2] == 3 && bytes_[3] == 4;
+  bool pickle =
+      size_ >= 2 && bytes_[0] == 0x80 && bytes_[1] >= 2 && bytes_[1] <= 5;
+  if (zip || pickle)
+    return fail(std::string("this is a PyTorch checkpoint (torch.save, ") +
+                (zip ? "a zip archive" : "a pickle") +
+                "), not a safetensors file; convert it with: python3 -c "
+                "\"import torch; from safetensors.torch import save_file; "
+                "save_file(torch.load('IN.pt', map_location='cpu'), "
+                "'OUT.safetensors')\" (a state_dict; for a module: "
+                "save_file(model.state_dict(), 'OUT.safetensors'))");
   if (size_ < 8)
     return fail("too small for a safetensors file (" + std::to_string(size_) +
                 " bytes; the header length alone takes 8)");

@@ -41,9 +41,14 @@ static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
     "               --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]\n"
-    "               [PIPELINE] [--cpu NAME] [--general-maps] [--mlir-...]\n"
-    "               -o OUT\n"
-    "  datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]\n"
+    "               [PIPELINE] [--cpu NAME] [--general-maps] [--verbose]\n"
+    "               [--timing] [--mlir-...] -o OUT\n"
+    "  datc check CASE_DIR [PIPELINE] [--general-maps] [--verbose] [--timing]\n"
+    "             [--mlir-...]: compile a case (config.json, "
+    "model.safetensors,\n"
+    "             io.safetensors with input.* and the expected output.*), run\n"
+    "             it, compare within the config's tolerance; PASS or FAIL\n"
+    "  datc COMMAND --help: this text\n"
     "  --emit dat         the frontend's module (dat dialect), before any "
     "pass\n"
     "                     (mlir: the same); llvm: the LLVM dialect module\n"
@@ -56,6 +61,10 @@ static const char *kUsage =
     "                     sets it)\n"
     "  --general-maps     apply APE's sequence and grid maps as d×d matrices "
     "(default: their exact rotary form, RoPE with learned angles)\n"
+    "  --verbose, -v      name each stage as it starts (a stage past 5 s is\n"
+    "                     named anyway)\n"
+    "  --timing           each stage's time at the end, and the pipeline's\n"
+    "                     pass timing\n"
     "  --mlir-...         the pass manager's options, e.g.\n"
     "                     --mlir-print-ir-after-all, --mlir-timing\n"
     "PIPELINE (options of --dat-program-pipeline, which datc runs):\n"
@@ -173,6 +182,13 @@ int main(int argc, char **argv) {
         return usageError("--pipeline needs the pipeline's options, "
                           "\"K=V ...\"");
       pipelineOption(v);
+    } else if (a == "--help" || a == "-h") {
+      outs() << kUsage;
+      return 0;
+    } else if (a == "--verbose" || a == "-v") {
+      options.verbose = true;
+    } else if (a == "--timing") {
+      options.timing = true;
     } else if (a == "--cpu") {
       if (!value(options.cpu))
         return usageError("--cpu needs a CPU name (e.g. x86-64-v2)");

@@ -35,6 +35,9 @@ struct CompileOptions {
   std::optional<uint64_t> randomSeed; // --random-weights SEED
   Emit emit = Emit::Exe;
   std::string outputPath;
+  /// --verbose: name each stage as it starts; --timing: every stage's time
+  /// (and the pipeline's passes') at the end.
+  bool verbose = false, timing = false;
   /// The CPU the host code is compiled for (LLVM's name): "" is this
   /// host's, with its features; e.g. "x86-64-v2" for a portable program.
   std::string cpu;

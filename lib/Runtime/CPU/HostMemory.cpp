@@ -89,6 +89,8 @@ const void *visibleToProgram(const void *host, size_t bytes) {
   return copy.data();
 }
 
+bool argumentsOnDevice() { return false; }
+
 void freeProgramBuffer(void *buffer) { _mlir_memref_to_llvm_free(buffer); }
 
 const void *hostView(const void *, const void *buffer, size_t) {

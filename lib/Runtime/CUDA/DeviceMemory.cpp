@@ -60,6 +60,8 @@ const void *visibleToProgram(const void *host, size_t bytes) {
   return reinterpret_cast<const void *>(c.ptr);
 }
 
+bool argumentsOnDevice() { return true; }
+
 void freeProgramBuffer(void *buffer) {
   // A result the program allocated (device or managed) goes back to the
   // runtime's block cache (MgpuRuntime.cpp), for the next run to reuse.

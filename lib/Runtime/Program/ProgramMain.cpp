@@ -11,6 +11,7 @@
 
 #include "MemoryStats.h"
 #include "Program.h"
+#include "ProgramMemory.h"
 
 #include "dat/Runtime/ProgramABI.h"
 #include "dat/Support/BFloat16.h"
@@ -35,11 +36,12 @@ void usage() {
   std::printf(
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
       "          [--weights FILE] [--repeat N] [--top K]\n"
-      "          [--generate N [--full]] [--allow-nonfinite] [--threads N]\n\n"
+      "          [--generate N [--full]] [--allow-nonfinite] [--threads N]\n"
+      "          [--allow-extra-inputs] [--json]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
       "the model N times and reports the time per run and the peak memory\n"
-      "the model allocated. --top K also prints\n"
+      "the model allocated (--json: as one JSON object). --top K also prints\n"
       "the K largest entries of each output's last axis, for every batch row\n"
       "at the last position (the top classes, or the likeliest next tokens).\n"
       "The weights default to the file next to the program\n"
@@ -48,11 +50,55 @@ void usage() {
       "prompt input.idx [B, T0] with a KV cache; --full does the same with a\n"
       "full forward pass per token (for checking; needs T0 + N - 1 <= T).\n"
       "Float inputs with NaN or infinite values are refused unless\n"
-      "--allow-nonfinite is given.\n"
+      "--allow-nonfinite is given; input.* tensors the program does not\n"
+      "read are refused unless --allow-extra-inputs is given.\n"
       "CPU programs run their tiles on OpenMP threads: --threads N (or\n"
       "OMP_NUM_THREADS) sets how many, default all cores; results do not\n"
       "depend on it.\n",
       gProgram, DAT_WEIGHTS_SUFFIX);
+  // What this program was compiled for (its manifest).
+  dat::json::Value manifest;
+  std::string error;
+  if (!dat::json::parse(dat_manifest, manifest, error))
+    return;
+  Call forward(manifest, dat_entry);
+  std::printf("\nThis program reads (its shapes are fixed):\n");
+  for (const Slot &s : forward.args)
+    if (s.kind == Slot::Input) {
+      std::printf("  input.%s: %s %s", s.name.c_str(), dat::dtypeName(s.dtype),
+                  shapeString(s.shape).c_str());
+      if (s.hasRange)
+        std::printf(", values %lld to %lld", static_cast<long long>(s.lo),
+                    static_cast<long long>(s.hi));
+      std::printf("\n");
+    }
+  std::printf("and writes:\n");
+  for (const Slot &s : forward.results)
+    std::printf("  output.%s: %s %s\n", s.name.c_str(), dat::dtypeName(s.dtype),
+                shapeString(s.shape).c_str());
+  if (manifest.get("step"))
+    std::printf("It has a decode step: --generate N.\n");
+}
+
+/// Refuses input.* tensors of `file` that no argument of `call` reads: a
+/// misspelt or undeclared input would otherwise be ignored without a word.
+void checkNoExtraInputs(const Call &call, const dat::SafeTensorsFile &file) {
+  std::vector<std::string> expected;
+  for (const Slot &s : call.args)
+    if (s.kind == Slot::Input)
+      expected.push_back("input." + s.name);
+  for (const dat::TensorView &t : file.tensors()) {
+    if (t.name.rfind("input.", 0) != 0 ||
+        std::find(expected.begin(), expected.end(), t.name) != expected.end())
+      continue;
+    std::string list;
+    for (const std::string &e : expected)
+      list += (list.empty() ? "" : ", ") + e;
+    fail(file.path() + ": tensor '" + t.name +
+         "' is not an input of this program (it reads " +
+         (list.empty() ? std::string("none") : list) +
+         "; --allow-extra-inputs ignores the others)");
+  }
 }
 
 long countArg(const std::string &option, const std::string &v, long max) {
@@ -100,7 +146,8 @@ int main(int argc, char **argv) {
   ::setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
   std::string inputPath, outputPath, weightsPath;
   long repeat = 0, generateCount = 0, top = 0;
-  bool full = false, allowNonFinite = false;
+  bool full = false, allowNonFinite = false, allowExtraInputs = false,
+       json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -128,6 +175,10 @@ int main(int argc, char **argv) {
                std::to_string(countArg(a, value(), 1024)).c_str(), 1);
     else if (a == "--allow-nonfinite")
       allowNonFinite = true;
+    else if (a == "--allow-extra-inputs")
+      allowExtraInputs = true;
+    else if (a == "--json")
+      json = true;
     else if (a == "--help" || a == "-h") {
       usage();
       return 0;
@@ -163,6 +214,10 @@ int main(int argc, char **argv) {
     if (!inputs)
       fail(error);
   }
+  if (json && !repeat)
+    fail("--json reports the timings of --repeat N");
+  if (inputs && !allowExtraInputs && !generateCount)
+    checkNoExtraInputs(forward, *inputs);
   if (generateCount)
     return generate(manifest, *weights, *inputs, generateCount, full);
 
@@ -182,11 +237,21 @@ int main(int argc, char **argv) {
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
-    std::printf("ran %ld times: %.4f ms per run\n", repeat, ms / repeat);
     const MemoryStats &m = memoryStats();
-    std::printf("peak memory: %zu bytes allocated by the model, %zu bytes of "
-                "arguments copied to the device\n",
-                m.peak, m.arguments);
+    if (json) {
+      // One object on its own line, for scripts (bench/run.py).
+      std::printf("{\"runs\": %ld, \"ms_per_run\": %.6f, "
+                  "\"peak_bytes\": %zu, \"argument_bytes\": %zu}\n",
+                  repeat, ms / repeat, m.peak, m.arguments);
+    } else {
+      std::printf("ran %ld times: %.4f ms per run\n", repeat, ms / repeat);
+      std::printf("peak memory: %zu bytes allocated by the model", m.peak);
+      // Only a GPU program copies its arguments anywhere.
+      if (argumentsOnDevice())
+        std::printf(", %zu bytes of arguments copied to the device",
+                    m.arguments);
+      std::printf("\n");
+    }
   }
 
   std::vector<std::vector<uint8_t>> buffers;

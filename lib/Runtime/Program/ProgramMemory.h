@@ -20,6 +20,10 @@ namespace datrt {
 /// buffer the program itself allocated is returned as is).
 const void *visibleToProgram(const void *host, size_t bytes);
 
+/// Whether the compiled code reads its arguments from copies on a device
+/// (the GPU runtime), as opposed to the runtime's own buffers (the CPU).
+bool argumentsOnDevice();
+
 /// Frees a buffer the compiled code allocated and returned.
 void freeProgramBuffer(void *buffer);
 
