@@ -30,3 +30,5 @@ echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors --top 5 --repeat 
 "$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --top 5 --repeat 3
 echo "== $prog --input examples/tiny-dat-lm.tokens.safetensors --generate 8" >&2
 "$prog" --input "$root/examples/tiny-dat-lm.tokens.safetensors" --generate 8
+echo "(The weights are random, seeded: an untrained model, so its greedy" \
+  "decoding repeats a token. docs/own-model.md compiles a trained one.)"

@@ -35,6 +35,7 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 config.substitutions.append(("%PYTHON", config.python_executable))
 config.substitutions.append(("%dat_src_root", config.dat_src_root))
+config.substitutions.append(("%dat_obj_root", config.dat_obj_root))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(
     ("%mlir_runner_utils",
