@@ -128,6 +128,28 @@ def DatProgramManifest : Pass<"dat-program-manifest", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def DatProfilePoints : Pass<"dat-profile-points", "::mlir::ModuleOp"> {
+  let summary = "Time each op group of a CPU program (prog --profile)";
+  let description = [{
+    Brackets every op that does a program's work — each top-level op of a
+    function body that is a tile loop (`scf.forall`: an attention op's
+    tiles, a projection with its epilogue, as `dat.origin` names them), a
+    linalg op or a dat op — with calls `dat_profile_begin(id)` and
+    `dat_profile_end(id)`, and writes the constant global
+    `dat_profile_points`: a null-terminated JSON array of `{"name", "bytes"}`
+    per id (the op, its origin and result type; the bytes of its tensor
+    operands and results). The runtime's calls return at once unless the
+    program runs with `--profile`. Runs on tensors, after fusion and before
+    bufferization; calls of other functions are left to those functions'
+    own points.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def DatProgramEntry : Pass<"dat-program-entry", "::mlir::ModuleOp"> {
   let summary = "Add the program's generic entry points";
   let description = [{

@@ -25,7 +25,8 @@ namespace mlir::dat {
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
                           bool fuseEpilogues, GemmStrategy gemm,
-                          function_ref<void(OpPassManager &)> beforeDealloc) {
+                          function_ref<void(OpPassManager &)> beforeDealloc,
+                          function_ref<void(OpPassManager &)> beforeBufferize) {
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
     DatTileAttentionOptions tiles;
@@ -40,6 +41,8 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     pm.addPass(createCanonicalizerPass());
   }
 
+  if (beforeBufferize)
+    beforeBufferize(pm);
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Plain row-major memrefs at function boundaries, so that the C interface
@@ -82,11 +85,14 @@ static constexpr int64_t kCPUQueryTile = 64;
 /// option (off by default, for mlir-runner) or the program pipeline's (on).
 template <typename Options>
 static void buildCPU(OpPassManager &pm, const Options &options,
-                     bool trackMemory, bool openmp) {
+                     bool trackMemory, bool openmp, bool profilePoints) {
   buildLinalgOnBuffers(pm, options.tileAttention,
                        options.queryTile ? options.queryTile : kCPUQueryTile,
                        options.keyTile, options.fuseEpilogues, options.gemm,
-                       nullptr);
+                       nullptr, [&](OpPassManager &pm) {
+                         if (profilePoints)
+                           pm.addPass(createDatProfilePoints());
+                       });
   if (options.vectorizableLoops)
     pm.addPass(createDatVectorizableLoops());
   if (options.emulateGPUTiles)
@@ -125,11 +131,13 @@ static void buildCPU(OpPassManager &pm, const Options &options,
 }
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
-  buildCPU(pm, options, options.trackMemory, options.openmp);
+  buildCPU(pm, options, options.trackMemory, options.openmp,
+           /*profilePoints=*/false);
 }
 
 void buildCPUProgram(OpPassManager &pm, const ProgramPipelineOptions &options) {
-  buildCPU(pm, options, options.trackMemory, options.openmp);
+  buildCPU(pm, options, options.trackMemory, options.openmp,
+           options.profilePoints);
 }
 
 } // namespace mlir::dat

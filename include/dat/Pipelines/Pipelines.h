@@ -175,6 +175,11 @@ struct ProgramPipelineOptions
                      "program's --threads, OMP_NUM_THREADS, default all "
                      "cores)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> profilePoints{
+      *this, "profile-points",
+      llvm::cl::desc("CPU: time each op group when the program runs with "
+                     "--profile (dat-profile-points)"),
+      llvm::cl::init(true)};
 };
 
 /// dat on tensors → host LLVM dialect with the kernels embedded as cubin:
@@ -192,10 +197,11 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
 /// Projections are fused with their epilogues, or with `gemmLibrary` left
 /// whole and turned into calls of the runtime's GEMM.
-void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
-                          int64_t queryTile, int64_t keyTile,
-                          bool fuseEpilogues, GemmStrategy gemm,
-                          function_ref<void(OpPassManager &)> beforeDealloc);
+void buildLinalgOnBuffers(
+    OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
+    bool fuseEpilogues, GemmStrategy gemm,
+    function_ref<void(OpPassManager &)> beforeDealloc,
+    function_ref<void(OpPassManager &)> beforeBufferize = nullptr);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

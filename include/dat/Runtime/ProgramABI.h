@@ -36,5 +36,10 @@
 #define DAT_STEP_SYMBOL "dat_step"
 /// The sidecar file next to a program holding its weights.
 #define DAT_WEIGHTS_SUFFIX ".weights"
+// CPU programs (dat-profile-points): calls around each op group, and the
+// JSON array naming them; `prog --profile` reads both.
+#define DAT_PROFILE_BEGIN_SYMBOL "dat_profile_begin"
+#define DAT_PROFILE_END_SYMBOL "dat_profile_end"
+#define DAT_PROFILE_POINTS_SYMBOL "dat_profile_points"
 
 #endif // DAT_RUNTIME_PROGRAMABI_H

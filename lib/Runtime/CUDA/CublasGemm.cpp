@@ -100,6 +100,7 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
                      " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
                      ", K=" + std::to_string(k) + ")";
   datrt::cuda::noteLaunch(what);
+  datrt::cuda::profileBeforeLaunch();
   float one = 1.0f;
   Status s = c.gemmEx(c.handle, kOpT, kOpN, n, m, k, &one, w.data(), type,
                       narrow(w.strides[0], "ld(w)"), x.data(), type,

@@ -62,6 +62,8 @@ static Driver load() {
   resolve(lib, d.cuEventCreate, "cuEventCreate");
   resolve(lib, d.cuEventDestroy, "cuEventDestroy_v2");
   resolve(lib, d.cuEventRecord, "cuEventRecord");
+  resolve(lib, d.cuEventSynchronize, "cuEventSynchronize");
+  resolve(lib, d.cuEventElapsedTime, "cuEventElapsedTime_v2");
   resolve(lib, d.cuMemAllocManaged, "cuMemAllocManaged");
   resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2");
   resolve(lib, d.cuMemFree, "cuMemFree_v2");

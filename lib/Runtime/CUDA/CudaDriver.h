@@ -40,6 +40,8 @@ struct Driver {
   CUresult (*cuEventCreate)(Handle *, unsigned);
   CUresult (*cuEventDestroy)(Handle);
   CUresult (*cuEventRecord)(Handle, Handle);
+  CUresult (*cuEventSynchronize)(Handle);
+  CUresult (*cuEventElapsedTime)(float *, Handle, Handle);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
@@ -63,6 +65,11 @@ const Driver &driver();
 /// Names the GPU work just queued (a kernel, a cuBLAS GEMM): errors that a
 /// later synchronization reports are blamed on it (MgpuRuntime.cpp).
 void noteLaunch(std::string what);
+
+/// prog --profile: timing events around GPU work just queued (no-ops
+/// unless recording).
+void profileBeforeLaunch();
+void profileAfterLaunch();
 
 /// Whether `p` is a block the runtime allocated with cuMemAlloc (device
 /// memory the host cannot read), as opposed to managed memory.

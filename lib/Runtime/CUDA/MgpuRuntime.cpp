@@ -13,9 +13,12 @@
 #include "../Program/MemoryStats.h"
 #include "CudaDriver.h"
 
+#include "../Program/Profile.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace datrt::cuda;
 
@@ -65,8 +68,46 @@ void *takeFreeBlock(const BlockKey &key) {
 }
 } // namespace
 
+// prog --profile: a pair of timing events around every launch (and cuBLAS
+// GEMM) while recording; their times are read once the call is over.
+namespace {
+struct Timed {
+  std::string name;
+  Handle start, end;
+};
+bool recording = false;
+std::vector<Timed> &timed() {
+  static std::vector<Timed> t;
+  return t;
+}
+Handle timingEvent() {
+  Handle event = nullptr;
+  check(driver().cuEventCreate(&event, /*CU_EVENT_DEFAULT=*/0), "cuEventCreate",
+        "profiling");
+  return event;
+}
+} // namespace
+
+extern "C" void *mgpuStreamCreate();
+
 namespace datrt::cuda {
 void noteLaunch(std::string what) { lastKernel = std::move(what); }
+
+void profileBeforeLaunch() {
+  if (!recording)
+    return;
+  Handle start = timingEvent();
+  check(driver().cuEventRecord(start, mgpuStreamCreate()), "cuEventRecord");
+  timed().push_back({lastKernel, start, nullptr});
+}
+
+void profileAfterLaunch() {
+  if (!recording || timed().empty() || timed().back().end)
+    return;
+  Handle end = timingEvent();
+  check(driver().cuEventRecord(end, mgpuStreamCreate()), "cuEventRecord");
+  timed().back().end = end;
+}
 bool isDeviceBlock(const void *p) { return isLive(p, /*hostShared=*/false); }
 bool isRuntimeBlock(const void *p) {
   return liveBlocks().count(const_cast<void *>(p)) != 0;
@@ -121,9 +162,11 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
   if (smem > 48 * 1024)
     check(driver().cuFuncSetAttribute(fn, 8, smem), "cuFuncSetAttribute",
           lastKernel.c_str());
+  datrt::cuda::profileBeforeLaunch();
   check(driver().cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, stream,
                                 params, extra),
         "cuLaunchKernel", lastKernel.c_str());
+  datrt::cuda::profileAfterLaunch();
 }
 
 void *mgpuStreamCreate() {
@@ -218,3 +261,37 @@ void mgpuMemHostRegisterMemRef(int64_t, void *, int64_t) {}
 void mgpuMemHostUnregisterMemRef(int64_t, void *, int64_t) {}
 
 } // extern "C"
+
+namespace datrt {
+
+void profileStart() {
+  timed().clear();
+  recording = true;
+}
+
+std::vector<ProfileEntry> profileStop() {
+  recording = false;
+  std::map<std::string, ProfileEntry> byName;
+  for (const Timed &t : timed()) {
+    if (!t.end)
+      continue;
+    cuda::check(cuda::driver().cuEventSynchronize(t.end), "cuEventSynchronize",
+                t.name.c_str());
+    float ms = 0;
+    cuda::check(cuda::driver().cuEventElapsedTime(&ms, t.start, t.end),
+                "cuEventElapsedTime", t.name.c_str());
+    ProfileEntry &e = byName[t.name];
+    e.name = t.name;
+    e.ms += ms;
+    ++e.count;
+    cuda::driver().cuEventDestroy(t.start);
+    cuda::driver().cuEventDestroy(t.end);
+  }
+  timed().clear();
+  std::vector<ProfileEntry> out;
+  for (auto &[name, e] : byName)
+    out.push_back(e);
+  return out;
+}
+
+} // namespace datrt

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MemoryStats.h"
+#include "Profile.h"
 #include "Program.h"
 #include "ProgramMemory.h"
 
@@ -37,11 +38,13 @@ void usage() {
       "usage: %s --input IO.safetensors [--output RESULT.safetensors]\n"
       "          [--weights FILE] [--repeat N] [--top K]\n"
       "          [--generate N [--full]] [--allow-nonfinite] [--threads N]\n"
-      "          [--allow-extra-inputs] [--json]\n\n"
+      "          [--allow-extra-inputs] [--json] [--profile]\n\n"
       "Reads tensors named input.<name>, writes output.<name>. Without\n"
       "--output, prints each output's shape and a checksum. --repeat N runs\n"
       "the model N times and reports the time per run and the peak memory\n"
-      "the model allocated (--json: as one JSON object). --top K also prints\n"
+      "the model allocated (--json: as one JSON object). --profile times one\n"
+      "call per op group (CPU) or kernel (GPU), slowest first. --top K also\n"
+      "prints\n"
       "the K largest entries of each output's last axis, for every batch row\n"
       "at the last position (the top classes, or the likeliest next tokens).\n"
       "The weights default to the file next to the program\n"
@@ -78,6 +81,34 @@ void usage() {
                 shapeString(s.shape).c_str());
   if (manifest.get("step"))
     std::printf("It has a decode step: --generate N.\n");
+}
+
+/// The profile of one call: slowest first, with each entry's share of the
+/// call and, where its bytes are known, the rate they moved at.
+void printProfile(std::vector<ProfileEntry> entries, double totalMs) {
+  std::sort(
+      entries.begin(), entries.end(),
+      [](const ProfileEntry &a, const ProfileEntry &b) { return a.ms > b.ms; });
+  double covered = 0;
+  for (const ProfileEntry &e : entries)
+    covered += e.ms;
+  std::printf("profile of one call: %.3f ms, %.1f%% of it in the %zu entries "
+              "below\n",
+              totalMs, totalMs > 0 ? 100 * covered / totalMs : 0.0,
+              entries.size());
+  std::printf("%10s %6s %12s %9s %5s  %s\n", "ms", "%", "bytes", "GB/s", "runs",
+              "op group / kernel");
+  for (const ProfileEntry &e : entries) {
+    std::string bytes = e.bytes >= 0 ? std::to_string(e.bytes) : "-";
+    std::string rate =
+        e.bytes >= 0 && e.ms > 0
+            ? std::to_string(static_cast<double>(e.bytes) / (e.ms * 1e6))
+                  .substr(0, 7)
+            : "-";
+    std::printf("%10.3f %6.1f %12s %9s %5ld  %s\n", e.ms,
+                totalMs > 0 ? 100 * e.ms / totalMs : 0.0, bytes.c_str(),
+                rate.c_str(), e.count, e.name.c_str());
+  }
 }
 
 /// Refuses input.* tensors of `file` that no argument of `call` reads: a
@@ -147,7 +178,7 @@ int main(int argc, char **argv) {
   std::string inputPath, outputPath, weightsPath;
   long repeat = 0, generateCount = 0, top = 0;
   bool full = false, allowNonFinite = false, allowExtraInputs = false,
-       json = false;
+       json = false, profile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -179,6 +210,8 @@ int main(int argc, char **argv) {
       allowExtraInputs = true;
     else if (a == "--json")
       json = true;
+    else if (a == "--profile")
+      profile = true;
     else if (a == "--help" || a == "-h") {
       usage();
       return 0;
@@ -228,6 +261,18 @@ int main(int argc, char **argv) {
                                              : "input." + forward.args[i].name,
         allowNonFinite);
   forward.run();
+  if (profile) {
+    // One more call, recorded: the first warmed up what is lazily set up.
+    forward.freeResults();
+    profileStart();
+    auto start = std::chrono::steady_clock::now();
+    forward.run();
+    std::vector<ProfileEntry> entries = profileStop();
+    double total = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    printProfile(entries, total);
+  }
   if (repeat > 0) {
     auto start = std::chrono::steady_clock::now();
     for (long i = 0; i < repeat; ++i) {

@@ -10,6 +10,7 @@
 
 #include "CUDA/CudaDriver.h"
 #include "Program/GemmABI.h"
+#include "Program/Profile.h"
 #include "Program/ProgramMemory.h"
 
 #include <gtest/gtest.h>
@@ -27,6 +28,11 @@ void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream);
 void fake_cuda_set_sync_error(int e);
 void fake_cuda_set_pointer_error(int e);
 void *fake_cuda_last_copy_stream();
+void *mgpuModuleLoad(void *data, int64_t size);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
+                      intptr_t bx, intptr_t by, intptr_t bz, int32_t smem,
+                      void *stream, void **params, void **extra, size_t n);
 }
 
 namespace {
@@ -113,6 +119,26 @@ TEST(MgpuRuntime, CopiesAndFillsRunOnTheKernelsStream) {
   mgpuMemset32(b, 0, 4, nullptr);
   EXPECT_EQ(fake_cuda_last_copy_stream(), mgpuStreamCreate());
   EXPECT_EQ(b[0], 0.0f);
+}
+
+TEST(MgpuRuntime, ProfileTimesEachKernelByName) {
+  static const char image[] = "image";
+  void *module = mgpuModuleLoad(const_cast<char *>(image), sizeof(image));
+  void *fn = mgpuModuleGetFunction(module, "forward_kernel_3");
+  datrt::profileStart();
+  for (int i = 0; i < 2; ++i)
+    mgpuLaunchKernel(fn, 4, 1, 1, 256, 1, 1, 0, mgpuStreamCreate(), nullptr,
+                     nullptr, 0);
+  std::vector<datrt::ProfileEntry> entries = datrt::profileStop();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, "kernel forward_kernel_3");
+  EXPECT_EQ(entries[0].count, 2);
+  EXPECT_FLOAT_EQ(entries[0].ms, 3.0f); // the stand-in's 1.5 ms per interval
+  // Not recording: launches leave no entries.
+  mgpuLaunchKernel(fn, 4, 1, 1, 256, 1, 1, 0, mgpuStreamCreate(), nullptr,
+                   nullptr, 0);
+  datrt::profileStart();
+  EXPECT_TRUE(datrt::profileStop().empty());
 }
 
 } // namespace

@@ -140,6 +140,9 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
             rewriter, cast<TilingInterface>(op.getOperation()), options);
     if (failed(result))
       return failure();
+    for (LoopLikeOpInterface loop : result->loops)
+      loop->setAttr("dat.origin",
+                    rewriter.getStringAttr("projection + epilogue"));
     rewriter.replaceOp(op, result->replacements.lookup(op->getResult(0)));
     // The fused producers had no other use: the whole tensors die.
     for (Operation *producer : result->fusedProducers)

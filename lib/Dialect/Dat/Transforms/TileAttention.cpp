@@ -155,6 +155,10 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
           scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled))
         return signalPassFailure();
+      // Which op the tile loop computes, for what reads it later (profiles).
+      for (LoopLikeOpInterface loop : tiled->loops)
+        loop->setAttr("dat.origin",
+                      rewriter.getStringAttr(op->getName().getStringRef()));
       rewriter.replaceOp(op, tiled->replacements);
     }
 
