@@ -126,7 +126,8 @@ def time_program(prog, inputs, repeat, runs=3):
                             "--json"], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr.strip() or r.stdout.strip())
-        report = json.loads(r.stdout.strip().splitlines()[-1])
+        report = json.loads(next(line for line in r.stdout.splitlines()
+                                 if line.startswith('{"runs"')))
         times.append(report["ms_per_run"])
         peak = max(peak, report["peak_bytes"] + report["argument_bytes"])
     return statistics.median(times), peak

@@ -138,7 +138,8 @@ def DatProfilePoints : Pass<"dat-profile-points", "::mlir::ModuleOp"> {
     `dat_profile_end(id)`, and writes the constant global
     `dat_profile_points`: a null-terminated JSON array of `{"name", "bytes"}`
     per id (the op, its origin and result type; the bytes of its tensor
-    operands and results). The runtime's calls return at once unless the
+    operands and results, and for a tile loop of the tensors its body reads
+    from above). The runtime's calls return at once unless the
     program runs with `--profile`. Runs on tensors, after fusion and before
     bufferization; calls of other functions are left to those functions'
     own points.

@@ -135,10 +135,13 @@ bool SafeTensorsFile::parse(std::string &error) {
   };
   // A PyTorch checkpoint (torch.save: a zip archive, or a bare pickle
   // before PyTorch 1.6) is the likeliest wrong file: say how to convert it.
-  bool zip = size_ >= 4 && bytes_[0] == 'P' && bytes_[1] == 'K' &&
-             bytes_[2] == 3 && bytes_[3] == 4;
-  bool pickle =
-      size_ >= 2 && bytes_[0] == 0x80 && bytes_[1] >= 2 && bytes_[1] <= 5;
+  // (Its first bytes can also be a safetensors header length, e.g. 0x280;
+  // a safetensors header then starts with '{'.)
+  bool jsonHeader = size_ > 8 && bytes_[8] == '{';
+  bool zip = !jsonHeader && size_ >= 4 && bytes_[0] == 'P' &&
+             bytes_[1] == 'K' && bytes_[2] == 3 && bytes_[3] == 4;
+  bool pickle = !jsonHeader && size_ >= 2 && bytes_[0] == 0x80 &&
+                bytes_[1] >= 2 && bytes_[1] <= 5;
   if (zip || pickle)
     return fail(std::string("this is a PyTorch checkpoint (torch.save, ") +
                 (zip ? "a zip archive" : "a pickle") +

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/JSON.h"
 
 namespace mlir::dat {
@@ -68,6 +69,13 @@ struct DatProfilePoints : public impl::DatProfilePointsBase<DatProfilePoints> {
             bytes += bytesOf(t);
           for (Type t : op.getResultTypes())
             bytes += bytesOf(t);
+          // A tile loop reads the tensors its body uses from above.
+          if (op.getNumRegions()) {
+            llvm::SetVector<Value> above;
+            getUsedValuesDefinedAbove(op.getRegions(), above);
+            for (Value v : above)
+              bytes += bytesOf(v.getType());
+          }
           std::string name = op.getName().getStringRef().str();
           if (auto origin = op.getAttrOfType<StringAttr>("dat.origin"))
             name += " [" + origin.str() + "]";

@@ -211,3 +211,25 @@ TEST(TinyJson, ParsesAndRejects) {
 }
 
 } // namespace
+
+namespace {
+// A torch.save checkpoint is named as such, with the conversion; a real
+// safetensors file whose header length begins like a pickle (0x80 0x02:
+// a 640-byte header) is not taken for one.
+TEST(SafeTensors, RecognisesPyTorchCheckpointsOnly) {
+  std::string error;
+  std::string zip("PK\x03\x04 not a safetensors file", 28);
+  EXPECT_FALSE(dat::SafeTensorsFile::fromBuffer(zip, "model.pt", error));
+  EXPECT_NE(error.find("PyTorch checkpoint (torch.save, a zip archive)"),
+            std::string::npos)
+      << error;
+  std::string header = "{\"__metadata__\":{}}";
+  header.resize(640, ' ');
+  std::string file(8, '\0');
+  file[0] = '\x80';
+  file[1] = '\x02';
+  file += header;
+  ASSERT_TRUE(dat::SafeTensorsFile::fromBuffer(file, "ok.safetensors", error))
+      << error;
+}
+} // namespace

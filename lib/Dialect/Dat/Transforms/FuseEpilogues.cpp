@@ -113,15 +113,43 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
     if (!chain.empty())
       roots.emplace_back(op, std::move(chain));
   });
+  // A projection with no epilogue is tiled by rows too (its init fused):
+  // the tiles run in parallel, and a row block's output stays in cache.
+  root->walk([&](linalg::LinalgOp op) {
+    if (!isContraction(op) || op->getParentOfType<LoopLikeOpInterface>() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+             .isProjectedPermutation())
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.getRank() < 3 || !type.hasStaticShape())
+      return;
+    Value result = op->getResult(0);
+    if (result.hasOneUse())
+      if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
+        if (isElementwise(user) &&
+            sameShape(user->getResult(0).getType(), result.getType()))
+          return; // the user's chain takes it
+    SmallPtrSet<Operation *, 8> chain;
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (linalg::LinalgOp producer = fusableProducer(init->get(), type))
+      if (isElementwise(producer))
+        chain.insert(producer);
+    chain.insert(op); // never fused into itself; marks a chain to tile
+    roots.emplace_back(op, std::move(chain));
+  });
 
   int64_t fused = 0;
   for (auto &[op, chain] : roots) {
     Type type = op->getResult(0).getType();
     auto shape = cast<RankedTensorType>(type).getShape();
-    // Leading dims one at a time, the row dim by `rows`, the last whole.
-    SmallVector<OpFoldResult> tileSizes(shape.size(), rewriter.getIndexAttr(1));
-    tileSizes[shape.size() - 2] = rewriter.getIndexAttr(rows);
-    tileSizes.back() = rewriter.getIndexAttr(0);
+    // Over the result's dims: leading ones one at a time, the row dim by
+    // `rows`, the last whole; the loops of a contraction's reduction whole.
+    SmallVector<OpFoldResult> tileSizes(op.getNumLoops(),
+                                        rewriter.getIndexAttr(0));
+    AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    for (size_t d = 0; d + 1 < shape.size(); ++d)
+      tileSizes[resultMap.getDimPosition(d)] =
+          rewriter.getIndexAttr(d + 2 == shape.size() ? rows : 1);
     scf::SCFTilingOptions tiling;
     tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     tiling.setTileSizes(tileSizes);
@@ -142,7 +170,9 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
       return failure();
     for (LoopLikeOpInterface loop : result->loops)
       loop->setAttr("dat.origin",
-                    rewriter.getStringAttr("projection + epilogue"));
+                    rewriter.getStringAttr(isContraction(op)
+                                               ? "projection"
+                                               : "projection + epilogue"));
     rewriter.replaceOp(op, result->replacements.lookup(op->getResult(0)));
     // The fused producers had no other use: the whole tensors die.
     for (Operation *producer : result->fusedProducers)
