@@ -92,6 +92,22 @@ static SmallPtrSet<Operation *, 8> fusedChain(linalg::LinalgOp root) {
   return chain;
 }
 
+/// Whether `op`'s result, statically shaped of rank >= `minRank`, ends a
+/// chain: it does not feed a longer one (an elementwise op of its shape,
+/// its only use, whose own chain takes it).
+static bool isChainEnd(linalg::LinalgOp op, int64_t minRank) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || type.getRank() < minRank || !type.hasStaticShape())
+    return false;
+  Value result = op->getResult(0);
+  if (result.hasOneUse())
+    if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
+      if (isElementwise(user) &&
+          sameShape(user->getResult(0).getType(), result.getType()))
+        return false;
+  return true;
+}
+
 FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
                                        int64_t rows) {
   // Roots: elementwise ops outside loops whose result does not itself feed
@@ -100,15 +116,8 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
   root->walk([&](linalg::LinalgOp op) {
     if (!isElementwise(op) || op->getParentOfType<LoopLikeOpInterface>())
       return;
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || type.getRank() < 2 || !type.hasStaticShape())
+    if (!isChainEnd(op, /*minRank=*/2))
       return;
-    Value result = op->getResult(0);
-    if (result.hasOneUse())
-      if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
-        if (isElementwise(user) &&
-            sameShape(user->getResult(0).getType(), result.getType()))
-          return;
     SmallPtrSet<Operation *, 8> chain = fusedChain(op);
     if (!chain.empty())
       roots.emplace_back(op, std::move(chain));
@@ -120,15 +129,9 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
              .isProjectedPermutation())
       return;
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || type.getRank() < 3 || !type.hasStaticShape())
+    if (!isChainEnd(op, /*minRank=*/3))
       return;
-    Value result = op->getResult(0);
-    if (result.hasOneUse())
-      if (auto user = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin()))
-        if (isElementwise(user) &&
-            sameShape(user->getResult(0).getType(), result.getType()))
-          return; // the user's chain takes it
+    Type type = op->getResult(0).getType();
     SmallPtrSet<Operation *, 8> chain;
     OpOperand *init = op.getDpsInitOperand(0);
     if (linalg::LinalgOp producer = fusableProducer(init->get(), type))
