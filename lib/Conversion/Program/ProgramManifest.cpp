@@ -85,20 +85,22 @@ static FailureOr<llvm::json::Object> describe(FunctionOpInterface fn, Type type,
 /// {"args": [...], "results": [...]} of one entry function.
 static FailureOr<llvm::json::Object> signature(FunctionOpInterface fn) {
   llvm::json::Array args, results;
-  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
-    FailureOr<llvm::json::Object> o =
-        describe(fn, type, fn.getArgAttrDict(i), "argument", i);
-    if (failed(o))
-      return failure();
-    args.push_back(std::move(*o));
-  }
-  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
-    FailureOr<llvm::json::Object> o =
-        describe(fn, type, fn.getResultAttrDict(i), "result", i);
-    if (failed(o))
-      return failure();
-    results.push_back(std::move(*o));
-  }
+  // The arguments, then the results: each described into `out`.
+  auto describeAll = [&](TypeRange types, bool result,
+                         llvm::json::Array &out) -> LogicalResult {
+    for (auto [i, type] : llvm::enumerate(types)) {
+      FailureOr<llvm::json::Object> o = describe(
+          fn, type, result ? fn.getResultAttrDict(i) : fn.getArgAttrDict(i),
+          result ? "result" : "argument", i);
+      if (failed(o))
+        return failure();
+      out.push_back(std::move(*o));
+    }
+    return success();
+  };
+  if (failed(describeAll(fn.getArgumentTypes(), false, args)) ||
+      failed(describeAll(fn.getResultTypes(), true, results)))
+    return failure();
   return llvm::json::Object{{"args", std::move(args)},
                             {"results", std::move(results)}};
 }

@@ -100,14 +100,13 @@ void printProfile(std::vector<ProfileEntry> entries, double totalMs) {
               "op group / kernel");
   for (const ProfileEntry &e : entries) {
     std::string bytes = e.bytes >= 0 ? std::to_string(e.bytes) : "-";
-    std::string rate =
-        e.bytes >= 0 && e.ms > 0
-            ? std::to_string(static_cast<double>(e.bytes) / (e.ms * 1e6))
-                  .substr(0, 7)
-            : "-";
+    char rate[32] = "-";
+    if (e.bytes >= 0 && e.ms > 0)
+      std::snprintf(rate, sizeof(rate), "%.3g",
+                    static_cast<double>(e.bytes) / (e.ms * 1e6));
     std::printf("%10.3f %6.1f %12s %9s %5ld  %s\n", e.ms,
-                totalMs > 0 ? 100 * e.ms / totalMs : 0.0, bytes.c_str(),
-                rate.c_str(), e.count, e.name.c_str());
+                totalMs > 0 ? 100 * e.ms / totalMs : 0.0, bytes.c_str(), rate,
+                e.count, e.name.c_str());
   }
 }
 
