@@ -86,13 +86,33 @@ static constexpr int64_t kCPUQueryTile = 64;
 template <typename Options>
 static void buildCPU(OpPassManager &pm, const Options &options,
                      bool trackMemory, bool openmp, bool profilePoints) {
+  // The GPU mapping's emulation runs the tile bodies as the GPU would: as
+  // linalg loops, without the CPU's vector layer.
+  bool registerTiles = options.vectorWidth > 0 && !options.emulateGPUTiles &&
+                       options.gemm != GemmStrategy::Library;
   buildLinalgOnBuffers(pm, options.tileAttention,
                        options.queryTile ? options.queryTile : kCPUQueryTile,
                        options.keyTile, options.fuseEpilogues, options.gemm,
                        nullptr, [&](OpPassManager &pm) {
+                         if (registerTiles) {
+                           // Key loops whose last block is full: static
+                           // tiles, which the vector layer needs.
+                           pm.addPass(createSCFForLoopCanonicalizationPass());
+                           pm.addPass(createCanonicalizerPass());
+                           DatRegisterTilesOptions tiles;
+                           tiles.vectorWidth = options.vectorWidth;
+                           pm.addPass(createDatRegisterTiles(tiles));
+                           pm.addPass(createCanonicalizerPass());
+                         }
                          if (profilePoints)
                            pm.addPass(createDatProfilePoints());
                        });
+  if (registerTiles) {
+    // The register tiles' n-D transfers as unrolled 1-D loads and stores.
+    VectorTransferToSCFOptions transfers;
+    transfers.enableFullUnroll(true);
+    pm.addPass(createConvertVectorToSCFPass(transfers));
+  }
   if (options.vectorizableLoops)
     pm.addPass(createDatVectorizableLoops());
   if (options.emulateGPUTiles)
@@ -117,6 +137,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   // LLVM's libcall for the narrowing one is missing from older libgcc; the
   // expansion is integer arithmetic with the same rounding (to nearest even).
   buildHostToLLVM(pm, options.cInterface, [&](OpPassManager &pm) {
+    pm.addPass(createConvertVectorToLLVMPass());
     arith::ArithExpandOpsPassOptions expand;
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));

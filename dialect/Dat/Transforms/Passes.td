@@ -166,6 +166,42 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
   ];
 }
 
+def DatRegisterTiles : Pass<"dat-register-tiles"> {
+  let summary = "Register-tile and vectorize the contractions (CPU)";
+  let description = [{
+    The CPU's vector layer for contractions, on tensors after the flash
+    tiling and the epilogue fusion: every static f32 contraction (QKᵀ and
+    PV in the attention tiles, the projections, the products of the
+    relational and hypernetwork tiles) is tiled to a register tile of
+    `rows` rows by two vectors of `vector-width` lanes along the output's
+    innermost dimension, with the reduction loop innermost; the tile is
+    vectorized and its contraction lowered to FMA outer products, and the
+    accumulator is hoisted out of the reduction loop so that it stays in
+    registers. The input read along the vector dimension is packed where
+    that dimension is not its innermost one: transposed once where it is
+    made (a weight at the function's entry, a key tile where the head split
+    makes it, composed with that transpose).
+
+    Contractions whose vector dimension is not a multiple of the vector
+    width, or that are not static, keep their loops (LLVM's loop
+    vectorizer, `dat-vectorizable-loops`). Each output element is still
+    one sum in the reduction's order, so results do not depend on the
+    tiling or the thread count.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "16",
+           "f32 lanes per vector register (16: AVX-512, 8: AVX2; 0: off)">,
+    Option<"rows", "rows", "int64_t", "8",
+           "Rows of a register tile (accumulators: rows × 2 vectors)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

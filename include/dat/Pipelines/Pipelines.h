@@ -86,6 +86,13 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::desc("CPU: reassociable reductions and a polynomial exp, so "
                      "that LLVM vectorizes the loops (dat-vectorizable-loops)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("CPU: f32 lanes of the register tiles' vectors "
+                     "(dat-register-tiles; 16: AVX-512, 8: AVX2, 0: no "
+                     "register tiles). datc sets it from the CPU it "
+                     "compiles for"),
+      llvm::cl::init(16)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "

@@ -1,7 +1,10 @@
-// Tiling the attention-family ops through TilingInterface must not change a
-// single bit: each op runs tiled and untiled on the same inputs and the
-// largest absolute difference is printed (0), then the largest magnitude (so
-// that a vacuous all-zero result shows up).
+// Tiling the attention-family ops through TilingInterface must not change
+// the result beyond rounding: each op runs tiled and untiled on the same
+// inputs and the largest absolute difference is printed (0, or below 1e-5
+// where the CPU's vector layer vectorizes a static tile's row sums and
+// leaves a partial tile's to the loop vectorizer: a different order of the
+// same additions), then the largest magnitude (so that a vacuous all-zero
+// result shows up).
 //  * dat.relational_attention: causal, grouped kv heads, tiles (1, 3 rows);
 //  * dat.hyper_attention: causal, rms_head, mlp_relu, broadcast bias, tiles
 //    (1, 4 rows) of 6 (a partial last tile);
@@ -207,14 +210,14 @@ func.func @main() {
 
 // For each op: the difference, then the magnitude of the result.
 // CHECK: data =
-// CHECK-NEXT: [0]
+// CHECK-NEXT: {{\[(0|[0-9](\.[0-9]+)?e-(0[6-9]|[1-9][0-9]))\]}}
 // CHECK: data =
 // CHECK-NEXT: {{\[}}{{0\.[1-9]|[1-9]}}
 // CHECK: data =
-// CHECK-NEXT: [0]
+// CHECK-NEXT: {{\[(0|[0-9](\.[0-9]+)?e-(0[6-9]|[1-9][0-9]))\]}}
 // CHECK: data =
 // CHECK-NEXT: {{\[}}{{0\.[1-9]|[1-9]}}
 // CHECK: data =
-// CHECK-NEXT: [0]
+// CHECK-NEXT: {{\[(0|[0-9](\.[0-9]+)?e-(0[6-9]|[1-9][0-9]))\]}}
 // CHECK: data =
 // CHECK-NEXT: {{\[}}{{0\.[1-9]|[1-9]}}
