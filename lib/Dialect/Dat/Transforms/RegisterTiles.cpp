@@ -80,22 +80,34 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
   if (outMap.getNumResults() == 0)
     return failure();
 
+  // The vector dimension: the innermost output dimension that only one
+  // input has (a batch dimension, in both, has no outer product along it),
+  // in whole vectors of a multiple of 4 lanes.
   RegisterTile tile;
-  tile.vectorDim =
-      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
-  int64_t vectorExtent = extents[tile.vectorDim];
-  if (vectorExtent % vectorWidth != 0)
+  std::optional<unsigned> vectorDim;
+  int64_t vectorTile = 0;
+  for (AffineExpr e : llvm::reverse(outMap.getResults())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (maps[0].isFunctionOfDim(d) == maps[1].isFunctionOfDim(d))
+      continue;
+    for (int64_t t = 2 * vectorWidth; t >= 4; t -= 4)
+      if (extents[d] % t == 0) {
+        vectorTile = t;
+        break;
+      }
+    if (vectorTile)
+      vectorDim = d;
+    break;
+  }
+  if (!vectorDim)
     return failure();
-  bool inA = maps[0].isFunctionOfDim(tile.vectorDim);
-  bool inB = maps[1].isFunctionOfDim(tile.vectorDim);
-  if (inA == inB) // a batch dimension: no outer product along it
-    return failure();
-  tile.vectorOperand = inA ? 0 : 1;
+  tile.vectorDim = *vectorDim;
+  tile.vectorOperand = maps[0].isFunctionOfDim(tile.vectorDim) ? 0 : 1;
 
   // The broadcast dimension: the innermost output dimension of the other
-  // input, other than the vector one.
+  // input only.
   std::optional<unsigned> rowDim;
-  for (AffineExpr e : llvm::reverse(outMap.getResults().drop_back())) {
+  for (AffineExpr e : llvm::reverse(outMap.getResults())) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
     if (!maps[tile.vectorOperand].isFunctionOfDim(d) &&
         maps[1 - tile.vectorOperand].isFunctionOfDim(d) && extents[d] > 1) {
@@ -109,10 +121,13 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
   for (unsigned d = 0; d < numLoops; ++d)
     if (extents[d] == 1)
       tile.sizes[d] = 0;
-  tile.sizes[tile.vectorDim] =
-      vectorExtent % (2 * vectorWidth) == 0 ? 2 * vectorWidth : vectorWidth;
+  tile.sizes[tile.vectorDim] = vectorTile;
+  // About 16 accumulator registers: `rows` rows of two vectors, more rows
+  // of a shorter vector.
+  int64_t registersPerRow = llvm::divideCeil(vectorTile, vectorWidth);
   if (rowDim)
-    tile.sizes[*rowDim] = largestDivisor(extents[*rowDim], rows);
+    tile.sizes[*rowDim] =
+        largestDivisor(extents[*rowDim], 2 * rows / registersPerRow);
 
   // The innermost reduction unrolled by up to 4 (outer products per step).
   if (!dims->k.empty())
@@ -354,7 +369,8 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
 /// left to scalar loops.
 LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.hasIndexSemantics() ||
-      !op->getParentOfType<LoopLikeOpInterface>())
+      !op->getParentOfType<LoopLikeOpInterface>() ||
+      linalg::isaContractionOpInterface(op))
     return success();
   Value largest;
   int64_t largestSize = 0;
