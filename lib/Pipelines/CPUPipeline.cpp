@@ -95,8 +95,11 @@ static void buildCPU(OpPassManager &pm, const Options &options,
                        options.keyTile, options.fuseEpilogues, options.gemm,
                        nullptr, [&](OpPassManager &pm) {
                          if (registerTiles) {
-                           // Key loops whose last block is full: static
-                           // tiles, which the vector layer needs.
+                           // Static tiles, which the vector layer needs: key
+                           // loops split into full blocks and a partial
+                           // last one (causal bounds), and the bounds of
+                           // loops whose last block is full folded.
+                           pm.addPass(createSCFForLoopPeeling());
                            pm.addPass(createSCFForLoopCanonicalizationPass());
                            pm.addPass(createCanonicalizerPass());
                            DatRegisterTilesOptions tiles;

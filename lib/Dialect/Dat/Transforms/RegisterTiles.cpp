@@ -368,7 +368,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
 /// vectorized (`linalg::vectorize`), so that no reduction or exponential is
 /// left to scalar loops.
 LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.hasIndexSemantics() ||
+  if (!op.hasPureTensorSemantics() ||
       !op->getParentOfType<LoopLikeOpInterface>() ||
       linalg::isaContractionOpInterface(op))
     return success();
