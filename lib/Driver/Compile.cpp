@@ -99,10 +99,17 @@ static Error writeAtomically(StringRef path,
   return Error::success();
 }
 
-/// Emits an object file for the host (x86-64-v2 or the host's own CPU when
-/// DAT_CPU=native) at -O2.
-static Error emitObject(llvm::Module &module, StringRef path,
-                        StringRef cpuOption) {
+/// The CPU a program is compiled for, with its features: the host's (with
+/// AVX-512 where it has it) unless --cpu (or DAT_CPU) names another, e.g.
+/// x86-64-v2 for a portable program.
+struct HostTarget {
+  const Target *target;
+  Triple triple;
+  std::string cpu;
+  std::string features;
+};
+
+static Expected<HostTarget> resolveCPU(StringRef cpuOption) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   std::string tripleName = sys::getDefaultTargetTriple();
@@ -112,8 +119,6 @@ static Error emitObject(llvm::Module &module, StringRef path,
   if (!target)
     return createStringError("no LLVM target for %s: %s", tripleName.c_str(),
                              error.c_str());
-  // The host's CPU and its features (AVX-512 where it has them) unless
-  // --cpu (or DAT_CPU) names another, e.g. x86-64-v2 for a portable program.
   std::string cpu = cpuOption.str();
   if (cpu.empty())
     if (const char *env = std::getenv("DAT_CPU"))
@@ -133,6 +138,28 @@ static Error emitObject(llvm::Module &module, StringRef path,
                              "sapphirerapids, znver4; default: this host's)",
                              cpu.c_str(), tripleName.c_str());
   }
+  return HostTarget{target, triple, cpu, features};
+}
+
+/// f32 lanes of the CPU's vector registers, for the register tiles: 16 with
+/// AVX-512, 8 with AVX2, else 4.
+static int64_t vectorLanes(const HostTarget &host) {
+  std::unique_ptr<MCSubtargetInfo> info(
+      host.target->createMCSubtargetInfo(host.triple, host.cpu, host.features));
+  if (info->checkFeatures("+avx512f"))
+    return 16;
+  if (info->checkFeatures("+avx2,+fma"))
+    return 8;
+  return 4;
+}
+
+/// Emits an object file for `host` at -O2.
+static Error emitObject(llvm::Module &module, StringRef path,
+                        const HostTarget &host) {
+  const Target *target = host.target;
+  const Triple &triple = host.triple;
+  const std::string &cpu = host.cpu;
+  const std::string &features = host.features;
   TargetOptions opts;
   std::unique_ptr<TargetMachine> tm(
       target->createTargetMachine(triple, cpu, features, opts, Reloc::PIC_,
@@ -162,7 +189,7 @@ static Error emitObject(llvm::Module &module, StringRef path,
   if (tm->addPassesToEmitFile(codegen, out.os(), nullptr,
                               CodeGenFileType::ObjectFile))
     return createStringError("LLVM cannot emit object files for %s",
-                             tripleName.c_str());
+                             triple.str().c_str());
   codegen.run(module);
   out.keep();
   return Error::success();
@@ -330,6 +357,12 @@ Error compileModel(const CompileOptions &options) {
       return createStringError("--emit ptx needs --target cuda");
     (*pipeline)->format = mlir::dat::DeviceCodeFormat::Isa;
   }
+  Expected<HostTarget> host = resolveCPU(options.cpu);
+  if (!host)
+    return host.takeError();
+  // The register tiles' vectors as wide as the CPU's, unless given.
+  if (!cuda && !(*pipeline)->vectorWidth.hasValue())
+    (*pipeline)->vectorWidth = vectorLanes(*host);
   std::string toolkit = (*pipeline)->toolkit;
   if (cuda && options.emit != Emit::Dat &&
       !sys::fs::can_execute(toolkit + "/bin/ptxas"))
@@ -434,7 +467,7 @@ Error compileModel(const CompileOptions &options) {
                              ec.message().c_str());
   FileRemover removeObject(object);
   stages.start("LLVM -O2 and code generation");
-  if (Error e = emitObject(*llvmModule, object, options.cpu))
+  if (Error e = emitObject(*llvmModule, object, *host))
     return e;
 
   std::string tmpExe = options.outputPath + ".tmp-link";

@@ -88,28 +88,29 @@ static void buildCPU(OpPassManager &pm, const Options &options,
                      bool trackMemory, bool openmp, bool profilePoints) {
   // The GPU mapping's emulation runs the tile bodies as the GPU would: as
   // linalg loops, without the CPU's vector layer.
-  bool registerTiles = options.vectorWidth > 0 && !options.emulateGPUTiles &&
-                       options.gemm != GemmStrategy::Library;
-  buildLinalgOnBuffers(pm, options.tileAttention,
-                       options.queryTile ? options.queryTile : kCPUQueryTile,
-                       options.keyTile, options.fuseEpilogues, options.gemm,
-                       nullptr, [&](OpPassManager &pm) {
-                         if (registerTiles) {
-                           // Static tiles, which the vector layer needs: key
-                           // loops split into full blocks and a partial
-                           // last one (causal bounds), and the bounds of
-                           // loops whose last block is full folded.
-                           pm.addPass(createSCFForLoopPeeling());
-                           pm.addPass(createSCFForLoopCanonicalizationPass());
-                           pm.addPass(createCanonicalizerPass());
-                           DatRegisterTilesOptions tiles;
-                           tiles.vectorWidth = options.vectorWidth;
-                           pm.addPass(createDatRegisterTiles(tiles));
-                           pm.addPass(createCanonicalizerPass());
-                         }
-                         if (profilePoints)
-                           pm.addPass(createDatProfilePoints());
-                       });
+  bool registerTiles = options.vectorWidth > 0 && !options.emulateGPUTiles;
+  buildLinalgOnBuffers(
+      pm, options.tileAttention,
+      options.queryTile ? options.queryTile : kCPUQueryTile, options.keyTile,
+      options.fuseEpilogues, options.gemm, nullptr, [&](OpPassManager &pm) {
+        if (registerTiles) {
+          // Static tiles, which the vector layer needs: key
+          // loops split into full blocks and a partial
+          // last one (causal bounds), and the bounds of
+          // loops whose last block is full folded.
+          pm.addPass(createSCFForLoopPeeling());
+          pm.addPass(createSCFForLoopCanonicalizationPass());
+          pm.addPass(createCanonicalizerPass());
+          DatRegisterTilesOptions tiles;
+          tiles.vectorWidth = options.vectorWidth;
+          // Library GEMMs take whole projections.
+          tiles.outsideLoops = options.gemm != GemmStrategy::Library;
+          pm.addPass(createDatRegisterTiles(tiles));
+          pm.addPass(createCanonicalizerPass());
+        }
+        if (profilePoints)
+          pm.addPass(createDatProfilePoints());
+      });
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

@@ -192,7 +192,10 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
     Option<"vectorWidth", "vector-width", "int64_t", "16",
            "f32 lanes per vector register (16: AVX-512, 8: AVX2; 0: off)">,
     Option<"rows", "rows", "int64_t", "8",
-           "Rows of a register tile (accumulators: rows × 2 vectors)">
+           "Rows of a register tile (accumulators: rows × 2 vectors)">,
+    Option<"outsideLoops", "outside-loops", "bool", "true",
+           "Also the contractions outside any loop (whole projections; off "
+           "where they become library GEMM calls)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -441,8 +441,9 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
     SmallVector<linalg::GenericOp> generics;
     getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
     for (linalg::GenericOp op : generics) {
+      bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
       FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
-      if (succeeded(tile)) {
+      if (succeeded(tile) && (inLoop || outsideLoops)) {
         if (failed(tileContraction(rewriter, op, *tile)))
           return signalPassFailure();
         continue;
