@@ -419,7 +419,8 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
       std::tie(lo, hi) = *e.range;
     return b.getNamedAttr(
         mlir::dat::DatDialect::kProgramValueAttrName,
-        mlir::dat::ProgramValueAttr::get(b.getContext(), kind, e.name, lo, hi));
+        mlir::dat::ProgramValueAttr::get(b.getContext(), kind, e.name, lo, hi,
+                                         /*permutation=*/{}));
   };
   NamedAttribute readOnly =
       b.getNamedAttr(bufferization::BufferizationDialect::kWritableAttrName,

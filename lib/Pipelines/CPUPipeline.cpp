@@ -85,7 +85,8 @@ static constexpr int64_t kCPUQueryTile = 64;
 /// option (off by default, for mlir-runner) or the program pipeline's (on).
 template <typename Options>
 static void buildCPU(OpPassManager &pm, const Options &options,
-                     bool trackMemory, bool openmp, bool profilePoints) {
+                     bool trackMemory, bool openmp, bool program,
+                     bool profilePoints) {
   // The GPU mapping's emulation runs the tile bodies as the GPU would: as
   // linalg loops, without the CPU's vector layer.
   bool registerTiles = options.vectorWidth > 0 && !options.emulateGPUTiles;
@@ -94,10 +95,9 @@ static void buildCPU(OpPassManager &pm, const Options &options,
       options.queryTile ? options.queryTile : kCPUQueryTile, options.keyTile,
       options.fuseEpilogues, options.gemm, nullptr, [&](OpPassManager &pm) {
         if (registerTiles) {
-          // Static tiles, which the vector layer needs: key
-          // loops split into full blocks and a partial
-          // last one (causal bounds), and the bounds of
-          // loops whose last block is full folded.
+          // Static tiles, which the vector layer needs: key loops split
+          // into full blocks and a partial last one (causal bounds), and
+          // the bounds of loops whose last block is full folded.
           pm.addPass(createSCFForLoopPeeling());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createCanonicalizerPass());
@@ -106,8 +106,11 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // Library GEMMs take whole projections.
           tiles.outsideLoops = options.gemm != GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));
+          pm.addPass(createDatPackWeights());
           pm.addPass(createCanonicalizerPass());
         }
+        if (program)
+          pm.addPass(createDatProgramManifest());
         if (profilePoints)
           pm.addPass(createDatProfilePoints());
       });
@@ -157,12 +160,12 @@ static void buildCPU(OpPassManager &pm, const Options &options,
 
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
   buildCPU(pm, options, options.trackMemory, options.openmp,
-           /*profilePoints=*/false);
+           /*program=*/false, /*profilePoints=*/false);
 }
 
 void buildCPUProgram(OpPassManager &pm, const ProgramPipelineOptions &options) {
   buildCPU(pm, options, options.trackMemory, options.openmp,
-           options.profilePoints);
+           /*program=*/true, options.profilePoints);
 }
 
 } // namespace mlir::dat

@@ -51,11 +51,14 @@ void buildProgramPipeline(OpPassManager &pm,
                           const ProgramPipelineOptions &options) {
   if (options.precision == Precision::BF16)
     pm.addPass(createDatNarrowStorage(DatNarrowStorageOptions{"bf16"}));
-  pm.addPass(createDatProgramManifest());
-  if (options.target == Target::CUDA)
+  // The manifest describes the entry functions' final signatures: on the
+  // CPU, after dat-pack-weights (buildCPUProgram adds it there).
+  if (options.target == Target::CUDA) {
+    pm.addPass(createDatProgramManifest());
     buildGPUProgram(pm, options);
-  else
+  } else {
     buildCPUProgram(pm, options);
+  }
   pm.addPass(createDatProgramEntry());
 }
 

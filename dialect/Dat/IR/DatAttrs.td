@@ -42,6 +42,11 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
 
     Integer inputs may carry the range of values the model accepts
     (`min`/`max`, inclusive), which the program checks before it runs.
+    A weight may carry a `permutation` (set by `dat-pack-weights`): the
+    argument holds the reference tensor transposed, dimension `i` being the
+    reference's dimension `permutation[i]`; the runtime transposes the
+    weight once, when it binds the weights, and the weights file keeps the
+    reference layout.
     Shapes and element types are the function's own; the pass
     `dat-program-manifest` turns these attributes into the manifest the
     runtime reads (`include/dat/Runtime/ProgramABI.h`).
@@ -62,7 +67,8 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
     EnumParameter<Dat_ProgramValueKind>:$kind,
     StringRefParameter<"reference name, without the input./output. prefix">:$name,
     OptionalParameter<"std::optional<int64_t>">:$min,
-    OptionalParameter<"std::optional<int64_t>">:$max
+    OptionalParameter<"std::optional<int64_t>">:$max,
+    OptionalArrayRefParameter<"int64_t", "the weight's layout: argument dimension i is reference dimension permutation[i]">:$permutation
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

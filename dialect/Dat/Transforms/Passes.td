@@ -205,6 +205,26 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
   ];
 }
 
+def DatPackWeights : Pass<"dat-pack-weights", "::mlir::ModuleOp"> {
+  let summary = "Transpose weights once, when the program binds them";
+  let description = [{
+    A weight argument of a program's entry function that the program reads
+    only through one `linalg.transpose` (the vector layer packs projection
+    weights so that their output dimension is contiguous) takes the
+    transposed type instead, and its `#dat.program_value` records the
+    `permutation`: the runtime transposes the weight once, when it binds
+    the weights file (which keeps the reference layout, so that trained
+    weights can still be swapped in), and no call transposes it again. A
+    private function's argument read only transposed moves the transpose
+    to its call sites, so that weights passed down to outlined layers are
+    packed too.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DatExpandMath : Pass<"dat-expand-math"> {
   let summary = "Expand math ops that have no LLVM lowering";
   let description = [{

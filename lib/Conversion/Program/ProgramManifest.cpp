@@ -72,6 +72,8 @@ static FailureOr<llvm::json::Object> describe(FunctionOpInterface fn, Type type,
     break;
   case ProgramValueKind::Weight:
     o["kind"] = "weight";
+    if (!value.getPermutation().empty())
+      o["permutation"] = llvm::json::Array(value.getPermutation());
     break;
   case ProgramValueKind::Cache:
     o["kind"] = "cache";

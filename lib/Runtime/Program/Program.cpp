@@ -32,6 +32,44 @@ int64_t Slot::numElements() const {
   return n;
 }
 
+std::vector<int64_t> Slot::fileShape() const {
+  if (permutation.empty())
+    return shape;
+  std::vector<int64_t> file(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    file[permutation[i]] = shape[i];
+  return file;
+}
+
+/// `src` (row-major, `fileShape`) transposed into `dst` so that dimension i
+/// of the result is dimension perm[i] of the source.
+static void transposeInto(uint8_t *dst, const uint8_t *src,
+                          const std::vector<int64_t> &fileShape,
+                          const std::vector<int64_t> &perm, size_t elt) {
+  size_t rank = fileShape.size();
+  std::vector<int64_t> srcStrides(rank, 1), shape(rank), strides(rank);
+  for (size_t k = rank - 1; k-- > 0;)
+    srcStrides[k] = srcStrides[k + 1] * fileShape[k + 1];
+  int64_t n = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    shape[i] = fileShape[perm[i]];
+    strides[i] = srcStrides[perm[i]];
+    n *= shape[i];
+  }
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + i * elt, src + off * elt, elt);
+    for (size_t k = rank; k-- > 0;) {
+      off += strides[k];
+      if (++idx[k] < shape[k])
+        break;
+      off -= strides[k] * shape[k];
+      idx[k] = 0;
+    }
+  }
+}
+
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -61,6 +99,9 @@ static std::vector<Slot> readSlots(const dat::json::Value *list, bool args) {
     dat::parseDType(v.get("dtype")->string, s.dtype);
     for (const dat::json::Value &d : v.get("shape")->array)
       s.shape.push_back(d.integer);
+    if (const dat::json::Value *p = v.get("permutation"))
+      for (const dat::json::Value &d : p->array)
+        s.permutation.push_back(d.integer);
     slots.push_back(std::move(s));
   }
   return slots;
@@ -106,10 +147,10 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
   if (!t)
     fail(file.path() + ": missing tensor '" + key + "' (" +
          dat::dtypeName(s.dtype) + " " + shapeString(s.shape) + ")");
-  if (t->dtype != s.dtype || t->shape != s.shape)
+  if (t->dtype != s.dtype || t->shape != s.fileShape())
     fail(file.path() + ": tensor '" + key + "' is " + dat::dtypeName(t->dtype) +
          " " + shapeString(t->shape) + ", the model was compiled for " +
-         dat::dtypeName(s.dtype) + " " + shapeString(s.shape));
+         dat::dtypeName(s.dtype) + " " + shapeString(s.fileShape()));
   if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
     fail(file.path() + ": tensor '" + key + "' is not aligned");
   if (s.hasRange && s.dtype == dat::DType::I64) {
@@ -132,6 +173,15 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
              std::to_string(k) + " is " +
              (std::isnan(v[k]) ? "NaN" : "infinite") +
              " (pass --allow-nonfinite to run anyway)");
+  }
+  if (!s.permutation.empty()) {
+    // Packed once, here: the program reads this weight transposed.
+    size_t elt = dat::dtypeSize(s.dtype);
+    packed.emplace_back(s.numElements() * elt);
+    transposeInto(packed.back().data(), static_cast<const uint8_t *>(t->data),
+                  t->shape, s.permutation, elt);
+    bind(i, packed.back().data());
+    return;
   }
   bind(i, t->data);
 }

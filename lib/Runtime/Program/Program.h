@@ -29,7 +29,12 @@ struct Slot {
   std::vector<int64_t> shape;
   bool hasRange = false;
   int64_t lo = 0, hi = 0;
+  /// A packed weight: dimension i of `shape` is dimension permutation[i] of
+  /// the tensor in the weights file (empty: the same layout).
+  std::vector<int64_t> permutation;
   int64_t numElements() const;
+  /// The shape the weights file holds.
+  std::vector<int64_t> fileShape() const;
 };
 
 std::string shapeString(const std::vector<int64_t> &shape);
@@ -60,6 +65,8 @@ public:
 private:
   void (*entry)(void **);
   std::vector<std::vector<int64_t>> argDescs;
+  /// The packed copies of weights with a permutation, bound in their place.
+  std::vector<std::vector<uint8_t>> packed;
   std::vector<int64_t> resultDescs;
   std::vector<size_t> resultOffsets;
 };

@@ -72,3 +72,33 @@ func.func @f(%a: tensor<2xi64> {dat.program_value = #dat.program_value<kind = in
 func.func @f(%a: tensor<2xi64> {dat.program_value = #dat.program_value<kind = input, name = "">}) {
   return
 }
+
+// -----
+
+// A packed weight (dat-pack-weights) says how it was transposed.
+// CHECK-LABEL: func.func @packed
+// CHECK-SAME: #dat.program_value<kind = weight, name = "w", permutation = 1, 0>
+func.func @packed(%w: tensor<8x4xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", permutation = 1, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'x': only weights carry a permutation}}
+func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = input, name = "x", permutation = 1, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'w': permutation is not one}}
+func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", permutation = 1, 1>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 ('w'): the permutation's size is not the argument's rank}}
+func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", permutation = 2, 0, 1>}) {
+  return
+}

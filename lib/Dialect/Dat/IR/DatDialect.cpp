@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -31,9 +32,11 @@ void DatDialect::initialize() {
       >();
 }
 
-LogicalResult ProgramValueAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, ProgramValueKind kind,
-    StringRef name, std::optional<int64_t> min, std::optional<int64_t> max) {
+LogicalResult
+ProgramValueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ProgramValueKind kind, StringRef name,
+                         std::optional<int64_t> min, std::optional<int64_t> max,
+                         ArrayRef<int64_t> permutation) {
   if (name.empty())
     return emitError() << "a program value needs a non-empty name";
   if (min.has_value() != max.has_value())
@@ -45,6 +48,21 @@ LogicalResult ProgramValueAttr::verify(
   if (min && kind != ProgramValueKind::Input)
     return emitError() << "'" << name
                        << "': only inputs carry a range of accepted values";
+  if (!permutation.empty()) {
+    if (kind != ProgramValueKind::Weight)
+      return emitError() << "'" << name
+                         << "': only weights carry a permutation";
+    llvm::SmallVector<bool> seen(permutation.size(), false);
+    bool valid = true;
+    for (int64_t d : permutation) {
+      valid =
+          valid && d >= 0 && d < static_cast<int64_t>(seen.size()) && !seen[d];
+      if (valid)
+        seen[d] = true;
+    }
+    if (!valid)
+      return emitError() << "'" << name << "': permutation is not one";
+  }
   return success();
 }
 
@@ -61,6 +79,17 @@ static LogicalResult verifyProgramValue(Operation *op, NamedAttribute attr,
                            << (result ? "result " : "argument ") << index
                            << " must be a #dat.program_value";
   bool isOutput = value.getKind() == ProgramValueKind::Output;
+  if (!result && !value.getPermutation().empty()) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    auto type =
+        fn ? dyn_cast<ShapedType>(fn.getArgumentTypes()[index]) : ShapedType();
+    // (After lowering to LLVM, arguments are descriptors: nothing to check.)
+    if (type &&
+        type.getRank() != static_cast<int64_t>(value.getPermutation().size()))
+      return op->emitError()
+             << "argument " << index << " ('" << value.getName()
+             << "'): the permutation's size is not the argument's rank";
+  }
   if (isOutput != result)
     return op->emitError() << (result ? "result " : "argument ") << index
                            << " ('" << value.getName() << "'): "

@@ -1,0 +1,128 @@
+// RUN: dat-opt %s --split-input-file --dat-register-tiles --canonicalize | FileCheck %s
+// RUN: dat-opt %s --split-input-file --dat-register-tiles="vector-width=8" --canonicalize | FileCheck %s --check-prefix=AVX2
+
+// A projection y = x·Wᵀ (torch's [out, in] weight): the weight is packed
+// ([in, out], transposed once where it is made, here at the function's
+// entry), the output tiled to 8 rows × 32 lanes (two AVX-512 vectors) with
+// the reduction innermost by steps of 4, the accumulator carried in
+// registers, and each step 4 × 8 FMA outer products.
+// CHECK-LABEL: func.func @projection
+// CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[W:.+]]: tensor<32x64xf32>)
+// CHECK: %[[WT:.+]] = linalg.transpose ins(%[[W]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<64x32xf32>) permutation = [1, 0]
+// CHECK: scf.for %{{.+}} = %c0 to %c16 step %c8
+// CHECK: %[[ACC:.+]] = vector.transfer_read {{.+}} : tensor<1x8x32xf32>, vector<8x32xf32>
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read %{{.+}} : tensor<1x8x4xf32>, vector<8x4xf32>
+// CHECK: vector.transfer_read %{{.+}} : tensor<4x32xf32>, vector<4x32xf32>
+// CHECK-COUNT-32: vector.fma {{.+}} : vector<32xf32>
+// CHECK-NOT: vector.fma
+// CHECK: scf.yield %{{.+}} : vector<8x32xf32>
+// CHECK: vector.transfer_write %{{.+}} : vector<8x32xf32>, tensor<1x8x32xf32>
+// CHECK-NOT: linalg.generic
+// With AVX2 (8 lanes): 8 rows × 16 lanes, the same structure.
+// AVX2-LABEL: func.func @projection
+// AVX2: scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(%{{.+}} = %{{.+}}) -> (vector<8x16xf32>)
+// AVX2: vector.fma {{.+}} : vector<16xf32>
+func.func @projection(%x: tensor<1x16x64xf32>, %w: tensor<32x64xf32>) -> tensor<1x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                       affine_map<(b, m, n, k) -> (n, k)>,
+                       affine_map<(b, m, n, k) -> (b, m, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x16x64xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<1x16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x32xf32>
+  return %y : tensor<1x16x32xf32>
+}
+
+// -----
+
+// QKᵀ in a key loop: the key tile comes from a head-split transpose of a
+// tensor made outside the loops, so the whole tensor is packed once
+// (composed transpose: [b, h, d, n]) and the loop slices the packed one.
+// CHECK-LABEL: func.func @scores
+// CHECK: %[[KT:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %[[KT]]{{.+}} : tensor<1x2x16x64xf32> to tensor<1x1x16x32xf32>
+// CHECK: vector.fma {{.+}} : vector<32xf32>
+func.func @scores(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %r = scf.for %j = %c0 to %c64 step %c32 iter_args(%a = %acc) -> tensor<1x1x8x32xf32> {
+    %ks = tensor.extract_slice %k[0, %j, 1, 0] [1, 32, 1, 16] [1, 1, 1, 1] : tensor<1x64x2x16xf32> to tensor<1x32x1x16xf32>
+    %e = tensor.empty() : tensor<1x1x32x16xf32>
+    %kt = linalg.transpose ins(%ks : tensor<1x32x1x16xf32>) outs(%e : tensor<1x1x32x16xf32>) permutation = [0, 2, 1, 3]
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %kt : tensor<1x1x8x16xf32>, tensor<1x1x32x16xf32>)
+        outs(%a : tensor<1x1x8x32xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %o, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<1x1x8x32xf32>
+    scf.yield %s : tensor<1x1x8x32xf32>
+  }
+  return %r : tensor<1x1x8x32xf32>
+}
+
+// -----
+
+// A vector dimension that is not a multiple of 4 lanes: left to the loops.
+// CHECK-LABEL: func.func @odd
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @odd(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>, %o: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                       affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x6xf32>) outs(%o : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
+
+// -----
+
+// The online softmax's row maximum inside a key loop: one row at a time,
+// vectorized (a vector reduction, not a scalar loop).
+// CHECK-LABEL: func.func @row_max
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.+}} vector<64xf32>
+// CHECK: vector.reduction <maxnumf>
+// CHECK-NOT: linalg.generic
+func.func @row_max(%s: tensor<1x1x8x64xf32>, %m: tensor<1x1x8xf32>) -> tensor<1x1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = scf.for %j = %c0 to %c2 step %c1 iter_args(%a = %m) -> tensor<1x1x8xf32> {
+    %y = linalg.generic {
+        indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>,
+                         affine_map<(b, h, i, j) -> (b, h, i)>],
+        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%s : tensor<1x1x8x64xf32>) outs(%a : tensor<1x1x8xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %t = arith.maxnumf %x, %o : f32
+      linalg.yield %t : f32
+    } -> tensor<1x1x8xf32>
+    scf.yield %y : tensor<1x1x8xf32>
+  }
+  return %r : tensor<1x1x8xf32>
+}
