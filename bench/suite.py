@@ -47,9 +47,11 @@ def _attention(d_head, n, causal, b=4, h=16):
         "call": {"is_causal": causal},
         "inputs": {"x": {"shape": [b, n, h * d_head]}},
         "outputs": {"y": {"shape": [b, n, h * d_head]}},
-        # QKᵀ and PV only, halved when causal.
-        "flops": 4 * b * h * n * n * d_head // (2 if causal else 1),
-        "flop_formula": "4·B·H·N²·D" + ("/2" if causal else ""),
+        # QKᵀ and PV (halved when causal), and the four d×d projections
+        # (dat and the baselines time the whole module).
+        "flops": (4 * b * h * n * n * d_head // (2 if causal else 1)
+                  + 8 * b * n * (h * d_head) ** 2),
+        "flop_formula": "4·B·H·N²·D" + ("/2" if causal else "") + " + 8·B·N·d²",
         "baselines": ["eager", "compile", "sdpa", "flex"],
     }
 
@@ -70,8 +72,11 @@ def _relational(n, act, relative, b=4, d=512, h=8, r=8):
         "call": {},
         "inputs": {"x": {"shape": [b, n, d]}, "symbols": {"shape": symbols}},
         "outputs": {"y": {"shape": [b, n, d]}},
-        "flops": 2 * b * n * n * (2 * h * dh + r * d_rel) + 2 * b * h * n * n * r,
-        "flop_formula": "2·B·N²·(2·H·dh + R·d_rel) + 2·B·H·N²·R",
+        # Scores, relations, symbol and relation accumulations, and the six
+        # d×d projections (q/k attention, q/k relation, value, output).
+        "flops": (2 * b * n * n * (2 * h * dh + r * d_rel)
+                  + 2 * b * h * n * n * r + 12 * b * n * d * d),
+        "flop_formula": "2·B·N²·(2·H·dh + R·d_rel) + 2·B·H·N²·R + 12·B·N·d²",
         "baselines": ["eager", "compile"],
     }
 
@@ -88,9 +93,10 @@ def _hyla(n, b=4, h=16, dh=64):
         "call": {"causal_mask": False, "deterministic": True},
         "inputs": {"x": {"shape": [b, n, e]}},
         "outputs": {"y": {"shape": [b, n, e]}},
-        # Scores, z = Σ_h a·v (B·N²·H·dv) and o = Σ_j a·z (B·N²·H·dv).
-        "flops": 2 * b * h * n * n * dh * 3,
-        "flop_formula": "2·B·H·N²·dh·3 (scores, value net, output)",
+        # Scores, z = Σ_h a·v (B·N²·H·dv) and o = Σ_j a·z (B·N²·H·dv), and
+        # the four e×e projections.
+        "flops": 2 * b * h * n * n * dh * 3 + 8 * b * n * e * e,
+        "flop_formula": "2·B·H·N²·dh·3 (scores, value net, output) + 8·B·N·e²",
         "baselines": ["eager", "compile", "jax"],
     }
 
@@ -100,8 +106,9 @@ def _ape(kind, n, b=1, h=8, dh=64):
     pe = {"dim": dh, "num_heads": h}
     if kind == "Branching":
         pe = {"dim": dh, "branching_factor": 2, "num_heads": h}
-    flops = 4 * b * h * n * n * dh
-    formula = "4·B·H·N²·D"
+    # QKᵀ and PV, and the projections (qkv: 3·d×d, out: d×d).
+    flops = 4 * b * h * n * n * dh + 8 * b * n * d * d
+    formula = "4·B·H·N²·D + 8·B·N·d²"
     if kind == "Branching":
         flops += 4 * b * h * n * dh * dh
         formula += " + 4·B·H·N·d²"

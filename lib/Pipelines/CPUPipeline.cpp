@@ -144,7 +144,11 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   // LLVM's libcall for the narrowing one is missing from older libgcc; the
   // expansion is integer arithmetic with the same rounding (to nearest even).
   buildHostToLLVM(pm, options.cInterface, [&](OpPassManager &pm) {
-    pm.addPass(createConvertVectorToLLVMPass());
+    // Row sums as trees of vector adds rather than one scalar chain (the
+    // order is fixed by the vector length, so reruns agree bit for bit).
+    ConvertVectorToLLVMPassOptions vectors;
+    vectors.reassociateFPReductions = true;
+    pm.addPass(createConvertVectorToLLVMPass(vectors));
     arith::ArithExpandOpsPassOptions expand;
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -90,13 +90,19 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
     unsigned d = cast<AffineDimExpr>(e).getPosition();
     if (maps[0].isFunctionOfDim(d) == maps[1].isFunctionOfDim(d))
       continue;
+    if (extents[d] < 4)
+      break;
     for (int64_t t = 2 * vectorWidth; t >= 4; t -= 4)
       if (extents[d] % t == 0) {
         vectorTile = t;
         break;
       }
-    if (vectorTile)
-      vectorDim = d;
+    // No divisor of a few lanes (17 tokens): partial tiles, whose vectors
+    // are masked.
+    if (vectorTile < std::min<int64_t>(vectorWidth / 2, extents[d]))
+      vectorTile =
+          std::min<int64_t>(2 * vectorWidth, llvm::alignTo(extents[d], 4));
+    vectorDim = d;
     break;
   }
   if (!vectorDim)
@@ -125,9 +131,14 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
   // About 16 accumulator registers: `rows` rows of two vectors, more rows
   // of a shorter vector.
   int64_t registersPerRow = llvm::divideCeil(vectorTile, vectorWidth);
-  if (rowDim)
+  if (rowDim) {
+    // Rows that divide the extent, unless only a few do (17 tokens): then
+    // the last tile is partial and masked.
+    int64_t budget = std::max<int64_t>(1, 2 * rows / registersPerRow);
+    int64_t divisor = largestDivisor(extents[*rowDim], budget);
     tile.sizes[*rowDim] =
-        largestDivisor(extents[*rowDim], 2 * rows / registersPerRow);
+        2 * divisor >= budget ? divisor : std::min(budget, extents[*rowDim]);
+  }
 
   // The innermost reduction unrolled by up to 4 (outer products per step).
   if (!dims->k.empty())
@@ -252,8 +263,11 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// `vector.contract` over its non-unit loops (and the innermost reduction),
 /// between transfers of its operands.
 LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
-                                    linalg::GenericOp op) {
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+                                    linalg::GenericOp op,
+                                    ArrayRef<int64_t> extents) {
+  // A partial tile's dimensions are dynamic: its vectors keep the full
+  // tile's extents and mask what lies outside.
+  SmallVector<int64_t> actual = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned numLoops = op.getNumLoops();
@@ -284,18 +298,21 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   Value padding =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
   SmallVector<Value> vectors;
+  SmallVector<bool> writeInBounds; // the last operand's: the output's
   SmallVector<AffineMap> contractMaps;
   SmallVector<AffineMap> transferMaps;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = maps[operand.getOperandNumber()];
     auto type = cast<RankedTensorType>(operand.get().getType());
     SmallVector<int64_t> shape;
+    SmallVector<bool> inBounds;
     SmallVector<AffineExpr> transferResults, contractResults;
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
       unsigned d = cast<AffineDimExpr>(e).getPosition();
       if (newDim[d] < 0)
         continue;
       shape.push_back(extents[d]);
+      inBounds.push_back(actual[d] == extents[d]);
       transferResults.push_back(rewriter.getAffineDimExpr(i));
       contractResults.push_back(rewriter.getAffineDimExpr(newDim[d]));
     }
@@ -306,7 +323,7 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
         AffineMap::get(newIterators.size(), 0, contractResults, ctx));
     auto vectorType = VectorType::get(shape, type.getElementType());
     SmallVector<Value> indices(type.getRank(), zero);
-    SmallVector<bool> inBounds(shape.size(), true);
+    writeInBounds = inBounds;
     vectors.push_back(vector::TransferReadOp::create(
         rewriter, loc, vectorType, operand.get(), indices, padding, transferMap,
         inBounds));
@@ -321,11 +338,9 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   Value init = op.getDpsInits()[0];
   SmallVector<Value> indices(cast<RankedTensorType>(init.getType()).getRank(),
                              zero);
-  SmallVector<bool> inBounds(cast<VectorType>(result.getType()).getRank(),
-                             true);
   Value written =
       vector::TransferWriteOp::create(rewriter, loc, result, init, indices,
-                                      transferMaps[2], inBounds)
+                                      transferMaps[2], writeInBounds)
           ->getResult(0);
   rewriter.replaceOp(op, written);
   return success();
@@ -355,9 +370,14 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return op.emitError("dat-register-tiles: cannot tile the contraction");
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  for (auto [d, size] : llvm::enumerate(tile.sizes))
+    if (size)
+      extents[d] = size;
   rewriter.replaceOp(op, tiled->replacements);
   for (Operation *t : tiled->tiledOps)
-    if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t))))
+    if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),
+                                     extents)))
       return failure();
   return success();
 }
@@ -467,7 +487,9 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
       return signalPassFailure();
 
     // The accumulators out of the reduction loops (into iter_args).
+    // (Partial tiles' sizes first, so that their slices are invariant.)
     getOperation()->walk([&](LoopLikeOpInterface loop) {
+      moveLoopInvariantCode(loop);
       hoistLoopInvariantSubsets(rewriter, loop);
     });
   }

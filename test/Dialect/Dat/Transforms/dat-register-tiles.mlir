@@ -79,23 +79,52 @@ func.func @scores(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: ten
 
 // -----
 
-// A vector dimension that is not a multiple of 4 lanes: left to the loops.
+// Extents with no divisor of a few lanes or rows (6 outputs, 17 rows, as
+// ViT's 16 patches + 1 class token make): partial tiles, whose transfers
+// are masked (in_bounds false) instead of falling back to scalar loops;
+// one 8-lane vector per row leaves room for 16 rows of accumulators.
 // CHECK-LABEL: func.func @odd
-// CHECK-NOT: vector.
-// CHECK: linalg.generic
-func.func @odd(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>, %o: tensor<4x6xf32>) -> tensor<4x6xf32> {
+// CHECK: scf.for %{{.+}} = %c0 to %c17 step %c16
+// CHECK: %[[ACC:.+]] = vector.transfer_read {{.+}} : tensor<?x6xf32>, vector<16x8xf32>
+// CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<16x8xf32>)
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [false, true]} : tensor<?x4xf32>, vector<16x4xf32>
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [true, false]} : tensor<4x6xf32>, vector<4x8xf32>
+// CHECK: vector.fma {{.+}} : vector<8xf32>
+// CHECK: vector.transfer_write {{.+}} : vector<16x8xf32>, tensor<?x6xf32>
+func.func @odd(%x: tensor<17x8xf32>, %w: tensor<8x6xf32>, %o: tensor<17x6xf32>) -> tensor<17x6xf32> {
   %y = linalg.generic {
       indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
                        affine_map<(m, n, k) -> (k, n)>,
                        affine_map<(m, n, k) -> (m, n)>],
       iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %w : tensor<4x8xf32>, tensor<8x6xf32>) outs(%o : tensor<4x6xf32>) {
+      ins(%x, %w : tensor<17x8xf32>, tensor<8x6xf32>) outs(%o : tensor<17x6xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %c, %p : f32
     linalg.yield %s : f32
-  } -> tensor<4x6xf32>
-  return %y : tensor<4x6xf32>
+  } -> tensor<17x6xf32>
+  return %y : tensor<17x6xf32>
+}
+
+// -----
+
+// Fewer than 4 outputs along the vector dimension: left to the loops.
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @narrow(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %o: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                       affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x3xf32>) outs(%o : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
 }
 
 // -----
