@@ -256,6 +256,14 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     op->setOperand(operand, packed);
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
   });
+  // The unpacked tile, now dead (so that the tensor it sliced has one use).
+  if (Operation *producer = value.getDefiningOp();
+      producer && isa<linalg::TransposeOp>(producer) && value.use_empty()) {
+    Operation *slice = source.getDefiningOp();
+    rewriter.eraseOp(producer);
+    if (slice && isa<tensor::ExtractSliceOp>(slice) && slice->use_empty())
+      rewriter.eraseOp(slice);
+  }
   return success();
 }
 
@@ -451,6 +459,124 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
   return success();
 }
 
+/// Moves a transpose of a tile loop's result (head merges, packed key
+/// heads; through an expand_shape that splits only whole-tile dimensions)
+/// into the loop: each tile is transposed where it is made, in parallel and
+/// in cache, and inserted into the transposed result, instead of one
+/// single-threaded transpose of the whole tensor after the loop.
+LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
+                                      linalg::TransposeOp transpose) {
+  Value input = transpose.getInput();
+  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
+  if (expand) {
+    if (!expand->hasOneUse())
+      return failure();
+    input = expand.getSrc();
+  }
+  auto forall = input.getDefiningOp<scf::ForallOp>();
+  if (!forall || forall->getNumResults() != 1 || !input.hasOneUse() ||
+      !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return failure();
+  auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
+  if (!resultType.hasStaticShape())
+    return failure();
+  scf::InParallelOp terminator = forall.getTerminator();
+  SmallVector<Operation *> yields;
+  for (Operation &op : terminator.getYieldingOps())
+    yields.push_back(&op);
+  auto insert = yields.size() == 1
+                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
+                    : tensor::ParallelInsertSliceOp();
+  BlockArgument out = forall.getRegionIterArgs()[0];
+  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
+      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
+      !insert.getSourceType().hasStaticShape())
+    return failure();
+  // Every other use of the destination reads an undefined tile (the loop's
+  // destination is empty): a slice for a tile op's outs.
+  for (OpOperand &use : out.getUses())
+    if (use.getOwner() != insert &&
+        !isa<tensor::ExtractSliceOp>(use.getOwner()))
+      return failure();
+
+  // The insert's offsets and sizes after the expand_shape.
+  SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+  RankedTensorType tileType = insert.getSourceType();
+  SmallVector<ReassociationIndices> groups;
+  if (expand) {
+    groups = expand.getReassociationIndices();
+    auto expandedType = expand.getResultType();
+    SmallVector<OpFoldResult> newOffsets, newSizes;
+    SmallVector<int64_t> tileShape;
+    for (auto [src, group] : llvm::enumerate(groups)) {
+      if (group.size() == 1) {
+        newOffsets.push_back(offsets[src]);
+        newSizes.push_back(sizes[src]);
+        tileShape.push_back(tileType.getDimSize(src));
+        continue;
+      }
+      std::optional<int64_t> offset = getConstantIntValue(offsets[src]);
+      if (!offset || *offset != 0 ||
+          tileType.getDimSize(src) != insert.getDestType().getDimSize(src))
+        return failure();
+      for (int64_t d : group) {
+        newOffsets.push_back(rewriter.getIndexAttr(0));
+        newSizes.push_back(rewriter.getIndexAttr(expandedType.getDimSize(d)));
+        tileShape.push_back(expandedType.getDimSize(d));
+      }
+    }
+    offsets = std::move(newOffsets);
+    sizes = std::move(newSizes);
+    tileType = RankedTensorType::get(tileShape, tileType.getElementType());
+  }
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<OpFoldResult> permOffsets, permSizes;
+  SmallVector<int64_t> permTile;
+  for (int64_t d : perm) {
+    permOffsets.push_back(offsets[d]);
+    permSizes.push_back(sizes[d]);
+    permTile.push_back(tileType.getDimSize(d));
+  }
+
+  // The loop now makes the transposed tensor.
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
+    if (use.getOwner() == insert)
+      continue;
+    auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
+    rewriter.setInsertionPoint(slice);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+        slice, slice.getResultType().getShape(),
+        slice.getResultType().getElementType());
+  }
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall.getOutputsMutable()[0].assign(init);
+    out.setType(resultType);
+    forall->getResult(0).setType(resultType);
+  });
+  rewriter.setInsertionPoint(terminator);
+  Value tile = insert.getSource();
+  if (expand)
+    tile = tensor::ExpandShapeOp::create(rewriter, loc, tileType, tile, groups);
+  Value tileInit = tensor::EmptyOp::create(rewriter, loc, permTile,
+                                           tileType.getElementType());
+  tile = linalg::TransposeOp::create(rewriter, loc, tile, tileInit, perm)
+             ->getResult(0);
+  rewriter.setInsertionPoint(insert);
+  SmallVector<OpFoldResult> strides(permOffsets.size(),
+                                    rewriter.getIndexAttr(1));
+  rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
+      insert, tile, out, permOffsets, permSizes, strides);
+  rewriter.replaceOp(transpose, forall->getResult(0));
+  if (expand)
+    rewriter.eraseOp(expand);
+  return success();
+}
+
 struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -471,6 +597,14 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
       if (failed(vectorizeRows(rewriter, op)))
         return signalPassFailure();
     }
+
+    // Transposes of tile loops' results (the packed key heads made above
+    // included) into the loops.
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation()->walk(
+        [&](linalg::TransposeOp op) { transposes.push_back(op); });
+    for (linalg::TransposeOp op : transposes)
+      (void)sinkTransposeIntoForall(rewriter, op);
 
     // The tiles' multiply-reductions as contractions, lowered to outer
     // products (one FMA per accumulator vector and reduction step).

@@ -155,3 +155,37 @@ func.func @row_max(%s: tensor<1x1x8x64xf32>, %m: tensor<1x1x8xf32>) -> tensor<1x
   }
   return %r : tensor<1x1x8xf32>
 }
+
+// -----
+
+// A transpose of a tile loop's result (the attention heads merged back,
+// [B, H, N, D] → [B, N, H, D]) moves into the loop: each tile is
+// transposed where it is made and inserted into the transposed result.
+// CHECK-LABEL: func.func @merge_heads
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<1x16x2x8xf32>
+// CHECK: scf.forall (%[[H:.+]], %[[Q:.+]]) = (0, 0) to (2, 16) step (1, 8) shared_outs(%[[O:.+]] = %[[E]]) -> (tensor<1x16x2x8xf32>)
+// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x1x8x8xf32>) outs(%{{.+}} : tensor<1x8x1x8xf32>) permutation = [0, 2, 1, 3]
+// CHECK: tensor.parallel_insert_slice %[[T]] into %[[O]][0, %[[Q]], %[[H]], 0] [1, 8, 1, 8] [1, 1, 1, 1]
+// CHECK-NOT: linalg.transpose
+func.func @merge_heads(%x: tensor<1x2x16x8xf32>) -> tensor<1x16x2x8xf32> {
+  %e = tensor.empty() : tensor<1x2x16x8xf32>
+  %r = scf.forall (%h, %q) = (0, 0) to (2, 16) step (1, 8) shared_outs(%o = %e) -> (tensor<1x2x16x8xf32>) {
+    %in = tensor.extract_slice %x[0, %h, %q, 0] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x2x16x8xf32> to tensor<1x1x8x8xf32>
+    %out = tensor.extract_slice %o[0, %h, %q, 0] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x2x16x8xf32> to tensor<1x1x8x8xf32>
+    %t = linalg.generic {
+        indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>,
+                         affine_map<(a, b, c, d) -> (a, b, c, d)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%in : tensor<1x1x8x8xf32>) outs(%out : tensor<1x1x8x8xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %n = arith.negf %a : f32
+      linalg.yield %n : f32
+    } -> tensor<1x1x8x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[0, %h, %q, 0] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x1x8x8xf32> into tensor<1x2x16x8xf32>
+    }
+  }
+  %m = tensor.empty() : tensor<1x16x2x8xf32>
+  %y = linalg.transpose ins(%r : tensor<1x2x16x8xf32>) outs(%m : tensor<1x16x2x8xf32>) permutation = [0, 2, 1, 3]
+  return %y : tensor<1x16x2x8xf32>
+}
