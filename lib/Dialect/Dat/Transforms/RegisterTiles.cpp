@@ -354,6 +354,20 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   return success();
 }
 
+/// `op` tiled by `sizes` (0: not tiled) with sequential loops in the order
+/// `interchange` (default: the op's).
+FailureOr<scf::SCFTilingResult>
+tileWithLoops(RewriterBase &rewriter, linalg::GenericOp op,
+              ArrayRef<int64_t> sizes, ArrayRef<int64_t> interchange = {}) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setInterchange(interchange);
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(op);
+  return scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
+                           options);
+}
+
 /// Tiles `op` as `tile` says and rewrites each register tile as a vector
 /// contraction.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
@@ -369,13 +383,8 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
           arith.getFastMathAttrName(),
           arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::contract));
   });
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(ctx, tile.sizes));
-  options.setInterchange(tile.interchange);
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileWithLoops(rewriter, op, tile.sizes, tile.interchange);
   if (failed(tiled))
     return op.emitError("dat-register-tiles: cannot tile the contraction");
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
@@ -437,12 +446,7 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
 
   SmallVector<Operation *> rows = {op};
   if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled = tileWithLoops(rewriter, op, sizes);
     if (failed(tiled))
       return op.emitError("dat-register-tiles: cannot tile to rows");
     rewriter.replaceOp(op, tiled->replacements);
