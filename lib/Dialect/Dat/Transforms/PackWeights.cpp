@@ -16,6 +16,7 @@
 #include "dat/Dialect/Dat/IR/DatAttrs.h"
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -63,67 +64,71 @@ void retypeArgument(func::FuncOp fn, unsigned index, ArrayRef<int64_t> perm) {
       FunctionType::get(fn.getContext(), inputs, fn.getResultTypes()));
 }
 
-struct PackWeightsPass final : impl::DatPackWeightsBase<PackWeightsPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    OpBuilder b(module.getContext());
-    // Outward, one call level per round: a private function's transposed
-    // argument becomes a transpose at its call sites, until it reaches an
-    // entry function's weight.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto fn : module.getOps<func::FuncOp>()) {
-        if (fn.isExternal())
+} // namespace
+
+void packTransposedWeights(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  // Outward, one call level per round: a private function's transposed
+  // argument becomes a transpose at its call sites, until it reaches an
+  // entry function's weight.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+        BlockArgument arg = fn.getArgument(i);
+        if (arg.use_empty() || !isa<RankedTensorType>(arg.getType()))
           continue;
-        for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-          BlockArgument arg = fn.getArgument(i);
-          if (arg.use_empty() || !isa<RankedTensorType>(arg.getType()))
+        std::optional<SmallVector<int64_t>> perm = commonTranspose(arg);
+        if (!perm)
+          continue;
+        if (auto value = fn.getArgAttrOfType<ProgramValueAttr>(
+                i, DatDialect::kProgramValueAttrName)) {
+          if (value.getKind() != ProgramValueKind::Weight ||
+              !value.getPermutation().empty())
             continue;
-          std::optional<SmallVector<int64_t>> perm = commonTranspose(arg);
-          if (!perm)
-            continue;
-          if (auto value = fn.getArgAttrOfType<ProgramValueAttr>(
-                  i, DatDialect::kProgramValueAttrName)) {
-            if (value.getKind() != ProgramValueKind::Weight ||
-                !value.getPermutation().empty())
-              continue;
-            retypeArgument(fn, i, *perm);
-            fn.setArgAttr(i, DatDialect::kProgramValueAttrName,
-                          ProgramValueAttr::get(
-                              fn.getContext(), value.getKind(), value.getName(),
-                              std::nullopt, std::nullopt, *perm));
-            changed = true;
-            continue;
-          }
-          if (!fn.isPrivate())
-            continue;
-          std::optional<SymbolTable::UseRange> uses =
-              SymbolTable::getSymbolUses(fn, module);
-          if (!uses || llvm::any_of(*uses, [](const SymbolTable::SymbolUse &u) {
-                return !isa<func::CallOp>(u.getUser());
-              }))
-            continue;
-          for (const SymbolTable::SymbolUse &use : *uses) {
-            auto call = cast<func::CallOp>(use.getUser());
-            Value operand = call.getOperand(i);
-            auto type = cast<RankedTensorType>(operand.getType());
-            SmallVector<int64_t> shape;
-            for (int64_t d : *perm)
-              shape.push_back(type.getDimSize(d));
-            b.setInsertionPoint(call);
-            Value init = tensor::EmptyOp::create(b, call.getLoc(), shape,
-                                                 type.getElementType());
-            Value packed = linalg::TransposeOp::create(b, call.getLoc(),
-                                                       operand, init, *perm)
-                               ->getResult(0);
-            call->setOperand(i, packed);
-          }
           retypeArgument(fn, i, *perm);
+          fn.setArgAttr(i, DatDialect::kProgramValueAttrName,
+                        ProgramValueAttr::get(fn.getContext(), value.getKind(),
+                                              value.getName(), std::nullopt,
+                                              std::nullopt, *perm));
           changed = true;
+          continue;
         }
+        if (!fn.isPrivate())
+          continue;
+        std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(fn, module);
+        if (!uses || llvm::any_of(*uses, [](const SymbolTable::SymbolUse &u) {
+              return !isa<func::CallOp>(u.getUser());
+            }))
+          continue;
+        for (const SymbolTable::SymbolUse &use : *uses) {
+          auto call = cast<func::CallOp>(use.getUser());
+          Value operand = call.getOperand(i);
+          auto type = cast<RankedTensorType>(operand.getType());
+          SmallVector<int64_t> shape;
+          for (int64_t d : *perm)
+            shape.push_back(type.getDimSize(d));
+          b.setInsertionPoint(call);
+          Value init = tensor::EmptyOp::create(b, call.getLoc(), shape,
+                                               type.getElementType());
+          Value packed = linalg::TransposeOp::create(b, call.getLoc(), operand,
+                                                     init, *perm)
+                             ->getResult(0);
+          call->setOperand(i, packed);
+        }
+        retypeArgument(fn, i, *perm);
+        changed = true;
       }
     }
   }
+}
+
+namespace {
+struct PackWeightsPass final : impl::DatPackWeightsBase<PackWeightsPass> {
+  void runOnOperation() override { packTransposedWeights(getOperation()); }
 };
 } // namespace
 } // namespace mlir::dat

@@ -4,17 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The CPU's vector layer for contractions (QKᵀ, PV and the other products of
-// the attention tiles, the projections): every static f32 contraction is
-// tiled to a register tile of R rows × 2 vectors, vectorized, and its
-// `vector.contract` lowered to FMA outer products, so the accumulators stay
-// in registers over the reduction loop. The operand read along the vector
-// dimension is packed (transposed once, where it is made) when that
-// dimension is not its innermost one.
+// The CPU's vector layer (docs/cpu-codegen.md): every static f32
+// contraction (QKᵀ, PV and the other products of the attention tiles, the
+// projections) is tiled to a register tile of R rows × 2 vectors, its
+// vector-side operand packed (PackOperands.cpp), and the tile rewritten as
+// a `vector.contract` lowered to FMA outer products, the accumulators kept
+// in registers over the reduction loop; the tile bodies' other ops are
+// vectorized row by row.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -152,119 +153,6 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
     if (llvm::is_contained(dims->k, d))
       tile.interchange.push_back(d);
   return tile;
-}
-
-/// Sets the insertion point right after `value` is made.
-void setInsertionPointAfterValue(RewriterBase &rewriter, Value value) {
-  if (Operation *def = value.getDefiningOp())
-    rewriter.setInsertionPointAfter(def);
-  else
-    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
-}
-
-/// Whether `value` is made outside every loop around `op`.
-bool isDefinedOutsideLoops(Value value, Operation *op) {
-  Operation *outermost = nullptr;
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isa<LoopLikeOpInterface>(p))
-      outermost = p;
-  return outermost &&
-         !outermost->isAncestor(value.getParentBlock()->getParentOp());
-}
-
-/// Makes input `operand` of `op` hold the vector dimension innermost:
-/// transposes it where it is made (composing with a transpose that made it),
-/// so that the tile loops read packed rows.
-LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                                unsigned operand, unsigned vectorDim) {
-  AffineMap map = op.getIndexingMapsArray()[operand];
-  unsigned rank = map.getNumResults();
-  std::optional<unsigned> pos =
-      map.getResultPosition(rewriter.getAffineDimExpr(vectorDim));
-  if (!pos)
-    return failure();
-  if (*pos == rank - 1)
-    return success();
-  SmallVector<int64_t> perm;
-  for (unsigned i = 0; i < rank; ++i)
-    if (i != *pos)
-      perm.push_back(i);
-  perm.push_back(*pos);
-
-  Value value = op.getDpsInputs()[operand];
-  auto type = cast<RankedTensorType>(value.getType());
-  Location loc = op.getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  Value source = value;
-  SmallVector<int64_t> sourcePerm = perm;
-  if (auto producer = value.getDefiningOp<linalg::TransposeOp>()) {
-    // transpose(transpose(x, p), q) = transpose(x, p∘q).
-    ArrayRef<int64_t> p = producer.getPermutation();
-    for (unsigned i = 0; i < rank; ++i)
-      sourcePerm[i] = p[perm[i]];
-    source = producer.getInput();
-    rewriter.setInsertionPoint(producer);
-  } else {
-    setInsertionPointAfterValue(rewriter, value);
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t i : perm)
-    shape.push_back(type.getDimSize(i));
-  Value packed;
-  if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>();
-      slice && slice.getSourceType().hasStaticShape() &&
-      slice.getSourceType().getRank() == rank &&
-      isDefinedOutsideLoops(slice.getSource(), op)) {
-    // A slice of a tensor made outside the tile loops (a key or value tile
-    // of a head, a weight's rows): the whole tensor is packed once, and the
-    // tile loops slice the packed one.
-    Value whole = slice.getSource();
-    setInsertionPointAfterValue(rewriter, whole);
-    SmallVector<int64_t> wholeShape;
-    for (int64_t i : sourcePerm)
-      wholeShape.push_back(slice.getSourceType().getDimSize(i));
-    Value wholeInit = tensor::EmptyOp::create(rewriter, loc, wholeShape,
-                                              type.getElementType());
-    Value wholePacked =
-        linalg::TransposeOp::create(rewriter, loc, whole, wholeInit, sourcePerm)
-            ->getResult(0);
-    auto permute = [&](ArrayRef<OpFoldResult> values) {
-      SmallVector<OpFoldResult> out;
-      for (int64_t i : sourcePerm)
-        out.push_back(values[i]);
-      return out;
-    };
-    rewriter.setInsertionPoint(op);
-    packed = tensor::ExtractSliceOp::create(
-        rewriter, loc, wholePacked, permute(slice.getMixedOffsets()),
-        permute(slice.getMixedSizes()), permute(slice.getMixedStrides()));
-  } else {
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    packed =
-        linalg::TransposeOp::create(rewriter, loc, source, init, sourcePerm)
-            ->getResult(0);
-  }
-
-  SmallVector<AffineExpr> results;
-  for (int64_t i : perm)
-    results.push_back(map.getResult(i));
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  maps[operand] =
-      AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext());
-  rewriter.modifyOpInPlace(op, [&] {
-    op->setOperand(operand, packed);
-    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-  });
-  // The unpacked tile, now dead (so that the tensor it sliced has one use).
-  if (Operation *producer = value.getDefiningOp();
-      producer && isa<linalg::TransposeOp>(producer) && value.use_empty()) {
-    Operation *slice = source.getDefiningOp();
-    rewriter.eraseOp(producer);
-    if (slice && isa<tensor::ExtractSliceOp>(slice) && slice->use_empty())
-      rewriter.eraseOp(slice);
-  }
-  return success();
 }
 
 /// Rewrites a register tile (a static contraction on tensor slices) as one
@@ -463,173 +351,64 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
   return success();
 }
 
-/// Moves a transpose of a tile loop's result (head merges, packed key
-/// heads; through an expand_shape that splits only whole-tile dimensions)
-/// into the loop: each tile is transposed where it is made, in parallel and
-/// in cache, and inserted into the transposed result, instead of one
-/// single-threaded transpose of the whole tensor after the loop.
-LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
-                                      linalg::TransposeOp transpose) {
-  Value input = transpose.getInput();
-  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
-  if (expand) {
-    if (!expand->hasOneUse())
-      return failure();
-    input = expand.getSrc();
-  }
-  auto forall = input.getDefiningOp<scf::ForallOp>();
-  if (!forall || forall->getNumResults() != 1 || !input.hasOneUse() ||
-      !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-    return failure();
-  auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
-  if (!resultType.hasStaticShape())
-    return failure();
-  scf::InParallelOp terminator = forall.getTerminator();
-  SmallVector<Operation *> yields;
-  for (Operation &op : terminator.getYieldingOps())
-    yields.push_back(&op);
-  auto insert = yields.size() == 1
-                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
-                    : tensor::ParallelInsertSliceOp();
-  BlockArgument out = forall.getRegionIterArgs()[0];
-  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
-      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
-      !insert.getSourceType().hasStaticShape())
-    return failure();
-  // Every other use of the destination reads an undefined tile (the loop's
-  // destination is empty): a slice for a tile op's outs.
-  for (OpOperand &use : out.getUses())
-    if (use.getOwner() != insert &&
-        !isa<tensor::ExtractSliceOp>(use.getOwner()))
-      return failure();
+} // namespace
 
-  // The insert's offsets and sizes after the expand_shape.
-  SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
-  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
-  RankedTensorType tileType = insert.getSourceType();
-  SmallVector<ReassociationIndices> groups;
-  if (expand) {
-    groups = expand.getReassociationIndices();
-    auto expandedType = expand.getResultType();
-    SmallVector<OpFoldResult> newOffsets, newSizes;
-    SmallVector<int64_t> tileShape;
-    for (auto [src, group] : llvm::enumerate(groups)) {
-      if (group.size() == 1) {
-        newOffsets.push_back(offsets[src]);
-        newSizes.push_back(sizes[src]);
-        tileShape.push_back(tileType.getDimSize(src));
-        continue;
-      }
-      std::optional<int64_t> offset = getConstantIntValue(offsets[src]);
-      if (!offset || *offset != 0 ||
-          tileType.getDimSize(src) != insert.getDestType().getDimSize(src))
+LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
+                                       int64_t rows, bool outsideLoops) {
+  MLIRContext *ctx = root->getContext();
+  IRRewriter rewriter(ctx);
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics) {
+    bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
+    FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
+    if (succeeded(tile) && (inLoop || outsideLoops)) {
+      if (failed(tileContraction(rewriter, op, *tile)))
         return failure();
-      for (int64_t d : group) {
-        newOffsets.push_back(rewriter.getIndexAttr(0));
-        newSizes.push_back(rewriter.getIndexAttr(expandedType.getDimSize(d)));
-        tileShape.push_back(expandedType.getDimSize(d));
-      }
+      continue;
     }
-    offsets = std::move(newOffsets);
-    sizes = std::move(newSizes);
-    tileType = RankedTensorType::get(tileShape, tileType.getElementType());
-  }
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  SmallVector<OpFoldResult> permOffsets, permSizes;
-  SmallVector<int64_t> permTile;
-  for (int64_t d : perm) {
-    permOffsets.push_back(offsets[d]);
-    permSizes.push_back(sizes[d]);
-    permTile.push_back(tileType.getDimSize(d));
+    if (failed(vectorizeRows(rewriter, op)))
+      return failure();
   }
 
-  // The loop now makes the transposed tensor.
-  Location loc = forall.getLoc();
-  rewriter.setInsertionPoint(forall);
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
-    if (use.getOwner() == insert)
-      continue;
-    auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
-    rewriter.setInsertionPoint(slice);
-    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-        slice, slice.getResultType().getShape(),
-        slice.getResultType().getElementType());
-  }
-  rewriter.modifyOpInPlace(forall, [&] {
-    forall.getOutputsMutable()[0].assign(init);
-    out.setType(resultType);
-    forall->getResult(0).setType(resultType);
+  // Transposes of tile loops' results (the packed key heads made above
+  // included) into the loops.
+  SmallVector<linalg::TransposeOp> transposes;
+  root->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
+  for (linalg::TransposeOp op : transposes)
+    (void)sinkTransposeIntoForall(rewriter, op);
+
+  // The tiles' multiply-reductions as contractions, lowered to outer
+  // products (one FMA per accumulator vector and reduction step).
+  RewritePatternSet patterns(ctx);
+  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+  vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+  vector::populateVectorMultiReductionLoweringPatterns(
+      patterns, vector::VectorMultiReductionLowering::InnerReduction);
+  vector::populateVectorContractLoweringPatterns(
+      patterns, vector::VectorContractLowering::OuterProduct);
+  vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+  vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+  if (failed(applyPatternsGreedily(root, std::move(patterns))))
+    return failure();
+
+  // The accumulators out of the reduction loops (into iter_args).
+  // (Partial tiles' sizes first, so that their slices are invariant.)
+  root->walk([&](LoopLikeOpInterface loop) {
+    moveLoopInvariantCode(loop);
+    hoistLoopInvariantSubsets(rewriter, loop);
   });
-  rewriter.setInsertionPoint(terminator);
-  Value tile = insert.getSource();
-  if (expand)
-    tile = tensor::ExpandShapeOp::create(rewriter, loc, tileType, tile, groups);
-  Value tileInit = tensor::EmptyOp::create(rewriter, loc, permTile,
-                                           tileType.getElementType());
-  tile = linalg::TransposeOp::create(rewriter, loc, tile, tileInit, perm)
-             ->getResult(0);
-  rewriter.setInsertionPoint(insert);
-  SmallVector<OpFoldResult> strides(permOffsets.size(),
-                                    rewriter.getIndexAttr(1));
-  rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
-      insert, tile, out, permOffsets, permSizes, strides);
-  rewriter.replaceOp(transpose, forall->getResult(0));
-  if (expand)
-    rewriter.eraseOp(expand);
   return success();
 }
 
+namespace {
 struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (vectorWidth <= 0)
-      return;
-    MLIRContext *ctx = &getContext();
-    IRRewriter rewriter(ctx);
-    SmallVector<linalg::GenericOp> generics;
-    getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    for (linalg::GenericOp op : generics) {
-      bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
-      FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
-      if (succeeded(tile) && (inLoop || outsideLoops)) {
-        if (failed(tileContraction(rewriter, op, *tile)))
-          return signalPassFailure();
-        continue;
-      }
-      if (failed(vectorizeRows(rewriter, op)))
-        return signalPassFailure();
-    }
-
-    // Transposes of tile loops' results (the packed key heads made above
-    // included) into the loops.
-    SmallVector<linalg::TransposeOp> transposes;
-    getOperation()->walk(
-        [&](linalg::TransposeOp op) { transposes.push_back(op); });
-    for (linalg::TransposeOp op : transposes)
-      (void)sinkTransposeIntoForall(rewriter, op);
-
-    // The tiles' multiply-reductions as contractions, lowered to outer
-    // products (one FMA per accumulator vector and reduction step).
-    RewritePatternSet patterns(ctx);
-    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
-    vector::populateVectorMultiReductionLoweringPatterns(
-        patterns, vector::VectorMultiReductionLowering::InnerReduction);
-    vector::populateVectorContractLoweringPatterns(
-        patterns, vector::VectorContractLowering::OuterProduct);
-    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
-    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-
-    // The accumulators out of the reduction loops (into iter_args).
-    // (Partial tiles' sizes first, so that their slices are invariant.)
-    getOperation()->walk([&](LoopLikeOpInterface loop) {
-      moveLoopInvariantCode(loop);
-      hoistLoopInvariantSubsets(rewriter, loop);
-    });
+    if (vectorWidth > 0 &&
+        failed(registerTileAndVectorize(getOperation(), vectorWidth, rows,
+                                        outsideLoops)))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -7,6 +7,7 @@
 #ifndef DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 #define DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -50,6 +51,35 @@ LogicalResult narrowFloatStorage(ModuleOp module, FloatType storage);
 /// the runtime's GEMM (see dat-gemm-library-calls). Returns the number of
 /// calls made.
 FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
+
+/// The CPU's vector layer on `root` (see dat-register-tiles): static f32
+/// contractions register-tiled (rows × two vectors of `vectorWidth` lanes)
+/// and lowered to FMA outer products with their accumulators in registers
+/// (with `outsideLoops`, also those outside any loop), the tile bodies' other
+/// ops vectorized row by row, transposes of tile loops' results moved into
+/// the loops.
+LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
+                                       int64_t rows, bool outsideLoops);
+
+/// Makes input `operand` of contraction `op` hold loop dimension
+/// `vectorDim` innermost, transposing it once where it is made (composed
+/// with a transpose that made it; a whole tensor made outside the tile
+/// loops when the operand is a slice of it).
+LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                                unsigned operand, unsigned vectorDim);
+
+/// Moves `transpose` of a tile loop's result (through an expand_shape that
+/// splits whole-tile dimensions) into the loop: each tile is transposed and
+/// inserted into the transposed result. Fails, changing nothing, where the
+/// loop does not have that form.
+LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
+                                      linalg::TransposeOp transpose);
+
+/// Gives each weight argument of `module`'s entry functions that is read
+/// only through one transpose the transposed type and a `permutation` in its
+/// #dat.program_value (see dat-pack-weights), moving transposes of private
+/// functions' arguments to their call sites first.
+void packTransposedWeights(ModuleOp module);
 
 } // namespace mlir::dat
 

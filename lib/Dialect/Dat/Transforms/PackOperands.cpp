@@ -1,0 +1,258 @@
+//===- PackOperands.cpp - operand layouts for the vector layer ------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+//
+// The layout side of the CPU's vector layer: a contraction's vector-side
+// input transposed once where it is made (so that register tiles load
+// contiguous vectors), and transposes of tile loops' results moved into the
+// loops (so that they run per tile, in parallel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::dat {
+
+namespace {
+/// Sets the insertion point right after `value` is made.
+void setInsertionPointAfterValue(RewriterBase &rewriter, Value value) {
+  if (Operation *def = value.getDefiningOp())
+    rewriter.setInsertionPointAfter(def);
+  else
+    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+}
+
+/// Whether `value` is made outside every loop around `op`.
+bool isDefinedOutsideLoops(Value value, Operation *op) {
+  Operation *outermost = nullptr;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      outermost = p;
+  return outermost &&
+         !outermost->isAncestor(value.getParentBlock()->getParentOp());
+}
+
+} // namespace
+
+/// Makes input `operand` of `op` hold the vector dimension innermost:
+/// transposes it where it is made (composing with a transpose that made it),
+/// so that the tile loops read packed rows.
+LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                                unsigned operand, unsigned vectorDim) {
+  AffineMap map = op.getIndexingMapsArray()[operand];
+  unsigned rank = map.getNumResults();
+  std::optional<unsigned> pos =
+      map.getResultPosition(rewriter.getAffineDimExpr(vectorDim));
+  if (!pos)
+    return failure();
+  if (*pos == rank - 1)
+    return success();
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i < rank; ++i)
+    if (i != *pos)
+      perm.push_back(i);
+  perm.push_back(*pos);
+
+  Value value = op.getDpsInputs()[operand];
+  auto type = cast<RankedTensorType>(value.getType());
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  Value source = value;
+  SmallVector<int64_t> sourcePerm = perm;
+  if (auto producer = value.getDefiningOp<linalg::TransposeOp>()) {
+    // transpose(transpose(x, p), q) = transpose(x, p∘q).
+    ArrayRef<int64_t> p = producer.getPermutation();
+    for (unsigned i = 0; i < rank; ++i)
+      sourcePerm[i] = p[perm[i]];
+    source = producer.getInput();
+    rewriter.setInsertionPoint(producer);
+  } else {
+    setInsertionPointAfterValue(rewriter, value);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i : perm)
+    shape.push_back(type.getDimSize(i));
+  Value packed;
+  if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>();
+      slice && slice.getSourceType().hasStaticShape() &&
+      slice.getSourceType().getRank() == rank &&
+      isDefinedOutsideLoops(slice.getSource(), op)) {
+    // A slice of a tensor made outside the tile loops (a key or value tile
+    // of a head, a weight's rows): the whole tensor is packed once, and the
+    // tile loops slice the packed one.
+    Value whole = slice.getSource();
+    setInsertionPointAfterValue(rewriter, whole);
+    SmallVector<int64_t> wholeShape;
+    for (int64_t i : sourcePerm)
+      wholeShape.push_back(slice.getSourceType().getDimSize(i));
+    Value wholeInit = tensor::EmptyOp::create(rewriter, loc, wholeShape,
+                                              type.getElementType());
+    Value wholePacked =
+        linalg::TransposeOp::create(rewriter, loc, whole, wholeInit, sourcePerm)
+            ->getResult(0);
+    auto permute = [&](ArrayRef<OpFoldResult> values) {
+      SmallVector<OpFoldResult> out;
+      for (int64_t i : sourcePerm)
+        out.push_back(values[i]);
+      return out;
+    };
+    rewriter.setInsertionPoint(op);
+    packed = tensor::ExtractSliceOp::create(
+        rewriter, loc, wholePacked, permute(slice.getMixedOffsets()),
+        permute(slice.getMixedSizes()), permute(slice.getMixedStrides()));
+  } else {
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    packed =
+        linalg::TransposeOp::create(rewriter, loc, source, init, sourcePerm)
+            ->getResult(0);
+  }
+
+  SmallVector<AffineExpr> results;
+  for (int64_t i : perm)
+    results.push_back(map.getResult(i));
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[operand] =
+      AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext());
+  rewriter.modifyOpInPlace(op, [&] {
+    op->setOperand(operand, packed);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  // The unpacked tile, now dead (so that the tensor it sliced has one use).
+  if (Operation *producer = value.getDefiningOp();
+      producer && isa<linalg::TransposeOp>(producer) && value.use_empty()) {
+    Operation *slice = source.getDefiningOp();
+    rewriter.eraseOp(producer);
+    if (slice && isa<tensor::ExtractSliceOp>(slice) && slice->use_empty())
+      rewriter.eraseOp(slice);
+  }
+  return success();
+}
+
+/// Moves a transpose of a tile loop's result (head merges, packed key
+/// heads; through an expand_shape that splits only whole-tile dimensions)
+/// into the loop: each tile is transposed where it is made, in parallel and
+/// in cache, and inserted into the transposed result, instead of one
+/// single-threaded transpose of the whole tensor after the loop.
+LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
+                                      linalg::TransposeOp transpose) {
+  Value input = transpose.getInput();
+  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
+  if (expand) {
+    if (!expand->hasOneUse())
+      return failure();
+    input = expand.getSrc();
+  }
+  auto forall = input.getDefiningOp<scf::ForallOp>();
+  if (!forall || forall->getNumResults() != 1 || !input.hasOneUse() ||
+      !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return failure();
+  auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
+  if (!resultType.hasStaticShape())
+    return failure();
+  scf::InParallelOp terminator = forall.getTerminator();
+  SmallVector<Operation *> yields;
+  for (Operation &op : terminator.getYieldingOps())
+    yields.push_back(&op);
+  auto insert = yields.size() == 1
+                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
+                    : tensor::ParallelInsertSliceOp();
+  BlockArgument out = forall.getRegionIterArgs()[0];
+  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
+      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
+      !insert.getSourceType().hasStaticShape())
+    return failure();
+  // Every other use of the destination reads an undefined tile (the loop's
+  // destination is empty): a slice for a tile op's outs.
+  for (OpOperand &use : out.getUses())
+    if (use.getOwner() != insert &&
+        !isa<tensor::ExtractSliceOp>(use.getOwner()))
+      return failure();
+
+  // The insert's offsets and sizes after the expand_shape.
+  SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+  RankedTensorType tileType = insert.getSourceType();
+  SmallVector<ReassociationIndices> groups;
+  if (expand) {
+    groups = expand.getReassociationIndices();
+    auto expandedType = expand.getResultType();
+    SmallVector<OpFoldResult> newOffsets, newSizes;
+    SmallVector<int64_t> tileShape;
+    for (auto [src, group] : llvm::enumerate(groups)) {
+      if (group.size() == 1) {
+        newOffsets.push_back(offsets[src]);
+        newSizes.push_back(sizes[src]);
+        tileShape.push_back(tileType.getDimSize(src));
+        continue;
+      }
+      std::optional<int64_t> offset = getConstantIntValue(offsets[src]);
+      if (!offset || *offset != 0 ||
+          tileType.getDimSize(src) != insert.getDestType().getDimSize(src))
+        return failure();
+      for (int64_t d : group) {
+        newOffsets.push_back(rewriter.getIndexAttr(0));
+        newSizes.push_back(rewriter.getIndexAttr(expandedType.getDimSize(d)));
+        tileShape.push_back(expandedType.getDimSize(d));
+      }
+    }
+    offsets = std::move(newOffsets);
+    sizes = std::move(newSizes);
+    tileType = RankedTensorType::get(tileShape, tileType.getElementType());
+  }
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<OpFoldResult> permOffsets, permSizes;
+  SmallVector<int64_t> permTile;
+  for (int64_t d : perm) {
+    permOffsets.push_back(offsets[d]);
+    permSizes.push_back(sizes[d]);
+    permTile.push_back(tileType.getDimSize(d));
+  }
+
+  // The loop now makes the transposed tensor.
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
+    if (use.getOwner() == insert)
+      continue;
+    auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
+    rewriter.setInsertionPoint(slice);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+        slice, slice.getResultType().getShape(),
+        slice.getResultType().getElementType());
+  }
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall.getOutputsMutable()[0].assign(init);
+    out.setType(resultType);
+    forall->getResult(0).setType(resultType);
+  });
+  rewriter.setInsertionPoint(terminator);
+  Value tile = insert.getSource();
+  if (expand)
+    tile = tensor::ExpandShapeOp::create(rewriter, loc, tileType, tile, groups);
+  Value tileInit = tensor::EmptyOp::create(rewriter, loc, permTile,
+                                           tileType.getElementType());
+  tile = linalg::TransposeOp::create(rewriter, loc, tile, tileInit, perm)
+             ->getResult(0);
+  rewriter.setInsertionPoint(insert);
+  SmallVector<OpFoldResult> strides(permOffsets.size(),
+                                    rewriter.getIndexAttr(1));
+  rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
+      insert, tile, out, permOffsets, permSizes, strides);
+  rewriter.replaceOp(transpose, forall->getResult(0));
+  if (expand)
+    rewriter.eraseOp(expand);
+  return success();
+}
+
+} // namespace mlir::dat
