@@ -319,7 +319,8 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
 
     where `symbols_j` is `symbols[b,g(h),j,:]` (`[B,Hkv,L,hd]`, one symbol
     per position) or, with `symbols_per_pair`, `symbols[i,j,g(h),:]`
-    (`[Lq,Lk,Hkv,hd]`), or, with `relative_symbols`, the row
+    (`[Lq,Lk,Hkv,hd]`, or `[Lq,Lk,1,hd]`: one symbol per pair shared by
+    every head), or, with `relative_symbols`, the row
     `symbols[clamp(j - (i + query_offset), -M, M) + M, g(h), :]` of a table
     `[2M+1,Hkv,hd]` of position-relative symbols: the tiled lowering then
     reads the band of Bq+Bk-1 rows a tile touches and never builds the

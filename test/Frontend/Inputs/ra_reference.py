@@ -7,7 +7,8 @@ Recomputes the module from the config's kwargs and the weights with plain
 Python loops and compares every element of output.y with the program's
 result (|got - want| <= 1e-4 + 1e-4 |want|). Covers the kwargs the golden
 cases leave at their defaults: n_relations, rel_proj_dim, n_kv_heads,
-key_dim, biases, every rel_activation, symmetric_rels, causal.
+key_dim, biases, every rel_activation, symmetric_rels, causal, and
+position-relative symbols given whole ([L, L, d_model], shared by the batch).
 """
 import json
 import math
@@ -54,16 +55,22 @@ def main():
     g = lambda k: W[k][1] if k in W else None
     (B, L, _), xs = io["input.x"][0], io["input.x"][1]
     ss = io["input.symbols"][1]
+    per_pair = kw.get("use_relative_positional_symbols", False)
+    if per_pair:  # sv[i][j] = wv(symbols[i, j])
+        svp = [linear([list(ss[(i * L + j) * D:(i * L + j + 1) * D]) for j in range(L)],
+                      g("wv.weight"), g("wv.bias") if bkv else None, Hkv * hd)
+               for i in range(L)]
     want = []
     for b in range(B):
         x = [list(xs[(b * L + i) * D:(b * L + i + 1) * D]) for i in range(L)]
-        s = [list(ss[(b * L + i) * D:(b * L + i + 1) * D]) for i in range(L)]
+        s = x if per_pair else [list(ss[(b * L + i) * D:(b * L + i + 1) * D]) for i in range(L)]
         qa = linear(x, g("wq_attn.weight"), None, H * kd)
         ka = linear(x, g("wk_attn.weight"), g("wk_attn.bias") if bkv else None, Hkv * kd)
         qr = linear(x, g("wq_rel.weight"), None, R * dr)
         wk_rel = g("wq_rel.weight") if kw.get("symmetric_rels") else g("wk_rel.weight")
         kr = linear(x, wk_rel, None, R * dr)
-        sv = linear(s, g("wv.weight"), g("wv.bias") if bkv else None, Hkv * hd)
+        sv = None if per_pair else linear(s, g("wv.weight"), g("wv.bias") if bkv else None,
+                                          Hkv * hd)
         rel = [[[sum(qr[i][l * dr + c] * kr[j][l * dr + c] for c in range(dr)) / math.sqrt(dr)
                  for l in range(R)] for j in range(L)] for i in range(L)]
         if a_name == "softmax":  # over keys j, for each (i, l)
@@ -86,7 +93,9 @@ def main():
                 e = [0.0 if v is None else math.exp(v - m) for v in sc]
                 alpha = [v / sum(e) for v in e]
                 for d in range(hd):
-                    o[i][h * hd + d] = sum(alpha[j] * sv[j][gk * hd + d] for j in range(L)) + sum(
+                    sym = (lambda j: svp[i][j][gk * hd + d]) if per_pair else (
+                        lambda j: sv[j][gk * hd + d])
+                    o[i][h * hd + d] = sum(alpha[j] * sym(j) for j in range(L)) + sum(
                         sum(alpha[j] * rel[i][j][l] for j in range(L)) * wr[(h * hd + d) * R + l]
                         for l in range(R))
         y = linear(o, g("wo.weight"), g("wo.bias") if bo else None, H * hd)

@@ -155,8 +155,10 @@ LogicalResult RelationalAttentionOp::verify() {
                          "query", Lq)) ||
         failed(expectDim(op, "symbols", 1, "key length", s.getDimSize(1), "key",
                          Lk)) ||
-        failed(expectDim(op, "symbols", 2, "kv heads", s.getDimSize(2), "key",
-                         Hkv)) ||
+        // One symbol per pair for every head (size 1), or per kv head.
+        (s.getDimSize(2) != 1 &&
+         failed(expectDim(op, "symbols", 2, "kv heads", s.getDimSize(2), "key",
+                          Hkv))) ||
         failed(expectDim(op, "symbols", 3, "head dim", s.getDimSize(3), "init",
                          hd)))
       return failure();

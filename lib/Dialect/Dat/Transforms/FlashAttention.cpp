@@ -284,10 +284,14 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
                 *group);
           } else if (op.getSymbolsPerPair()) {
             // [Nq,Nk,Hkv,hd]: the block's columns, read as [i,j,g(h),e].
+            // ([Nq,Nk,1,hd], shared by every head: read as [i,j,e].)
             symbols = sliceDim(nb, l, op.getSymbols(), 1, j0, len);
-            accs[0] = buildMulAcc(nb, l, p, symbols, accs[0],
+            Value shared = sharedPairSymbols(nb, l, symbols);
+            accs[0] = buildMulAcc(nb, l, p, shared, accs[0],
                                   {map({b, h, i, j}),
-                                   map({i, j, h.floorDiv(*group), e}),
+                                   shared == symbols
+                                       ? map({i, j, h.floorDiv(*group), e})
+                                       : map({i, j, e}),
                                    map({b, h, i, e})},
                                   {kPar, kPar, kPar, kRed, kPar});
           } else {

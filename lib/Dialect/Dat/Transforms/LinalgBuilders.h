@@ -44,6 +44,17 @@ inline Value filledTensor(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
 
+/// Per-pair symbols `[Lq,Lk,Hs,hd]` as they are read: `[Lq,Lk,hd]` when
+/// one symbol per pair serves every head (Hs = 1, collapsed away, so that
+/// the product's maps stay projected permutations), else unchanged.
+inline Value sharedPairSymbols(OpBuilder &b, Location loc, Value symbols) {
+  auto t = cast<RankedTensorType>(symbols.getType());
+  if (t.getDimSize(2) != 1)
+    return symbols;
+  return tensor::CollapseShapeOp::create(
+      b, loc, symbols, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 /// acc += lhs · rhs as one linalg.generic with `maps` (lhs, rhs, acc) and
 /// `iterators`; operands are widened to acc's element type.
 inline Value buildMulAcc(OpBuilder &b, Location loc, Value lhs, Value rhs,

@@ -72,9 +72,14 @@ struct RelationalAttentionToLinalg final
       acc = accumulateRelativeSymbols(rewriter, loc, alpha, op.getSymbols(),
                                       op.getQueryOffset(), acc, *group);
     } else {
-      AffineMap symMap =
-          op.getSymbolsPerPair() ? map5({i, j, g, e}) : map5({b, g, j, e});
-      acc = buildMulAcc(rewriter, loc, alpha, op.getSymbols(), acc,
+      Value symbols = op.getSymbols();
+      AffineMap symMap = map5({b, g, j, e});
+      if (op.getSymbolsPerPair()) {
+        symbols = sharedPairSymbols(rewriter, loc, symbols);
+        symMap =
+            symbols == op.getSymbols() ? map5({i, j, g, e}) : map5({i, j, e});
+      }
+      acc = buildMulAcc(rewriter, loc, alpha, symbols, acc,
                         {map5({b, h, i, j}), symMap, map5({b, h, i, e})},
                         {kPar, kPar, kPar, kPar, kRed});
     }
