@@ -42,6 +42,36 @@ bool isDefinedOutsideLoops(Value value, Operation *op) {
 
 } // namespace
 
+/// Lets `op` read the inputs that transposes inside its loop made (a head
+/// split per key block) where they lie, through a permuted indexing map,
+/// instead of copying them each iteration.
+void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op->getParentOfType<LoopLikeOpInterface>())
+    return;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto transpose = operand->get().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || transpose->getBlock() != op->getBlock())
+      continue;
+    // T[i] = X[j] with j[perm[k]] = i_k: reading T at M reads X at M'
+    // with M'[perm[k]] = M[k].
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<AffineExpr> results(map.getNumResults());
+    for (auto [k, p] : llvm::enumerate(perm))
+      results[p] = map.getResult(k);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[operand->getOperandNumber()] = AffineMap::get(
+        map.getNumDims(), map.getNumSymbols(), results, op.getContext());
+    Value input = transpose.getInput();
+    rewriter.modifyOpInPlace(op, [&] {
+      operand->set(input);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    if (transpose->use_empty())
+      rewriter.eraseOp(transpose);
+  }
+}
+
 /// Makes input `operand` of `op` hold the vector dimension innermost:
 /// transposes it where it is made (composing with a transpose that made it),
 /// so that the tile loops read packed rows.

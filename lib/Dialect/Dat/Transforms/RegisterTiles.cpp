@@ -360,6 +360,7 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
   for (linalg::GenericOp op : generics) {
+    foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
     FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
     if (succeeded(tile) && (inLoop || outsideLoops)) {

@@ -189,3 +189,38 @@ func.func @merge_heads(%x: tensor<1x2x16x8xf32>) -> tensor<1x16x2x8xf32> {
   %y = linalg.transpose ins(%r : tensor<1x2x16x8xf32>) outs(%m : tensor<1x16x2x8xf32>) permutation = [0, 2, 1, 3]
   return %y : tensor<1x16x2x8xf32>
 }
+
+// -----
+
+// PV in a key loop: the value tile is a head split of [B, N, H, D] made in
+// the loop; the contraction reads it where it lies (a permuted map), so no
+// copy is made per key block.
+// CHECK-LABEL: func.func @values
+// CHECK: scf.for
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.transfer_read %{{.+}} : tensor<1x4x1x32xf32>, vector<4x32xf32>
+// CHECK: vector.fma {{.+}} : vector<32xf32>
+func.func @values(%p: tensor<1x1x8x32xf32>, %v: tensor<1x64x2x32xf32>, %acc: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %r = scf.for %j = %c0 to %c64 step %c32 iter_args(%a = %acc) -> tensor<1x1x8x32xf32> {
+    %vs = tensor.extract_slice %v[0, %j, 1, 0] [1, 32, 1, 32] [1, 1, 1, 1] : tensor<1x64x2x32xf32> to tensor<1x32x1x32xf32>
+    %e = tensor.empty() : tensor<1x1x32x32xf32>
+    %vt = linalg.transpose ins(%vs : tensor<1x32x1x32xf32>) outs(%e : tensor<1x1x32x32xf32>) permutation = [0, 2, 1, 3]
+    %o = linalg.generic {
+        indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, n)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, m, d)>],
+        iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+        ins(%p, %vt : tensor<1x1x8x32xf32>, tensor<1x1x32x32xf32>)
+        outs(%a : tensor<1x1x8x32xf32>) {
+    ^bb0(%x: f32, %y: f32, %z: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %z, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<1x1x8x32xf32>
+    scf.yield %o : tensor<1x1x8x32xf32>
+  }
+  return %r : tensor<1x1x8x32xf32>
+}

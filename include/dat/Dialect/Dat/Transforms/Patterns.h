@@ -61,6 +61,10 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
 LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
                                        int64_t rows, bool outsideLoops);
 
+/// Lets `op`, inside a loop, read inputs that transposes in its block made
+/// through permuted indexing maps instead (no per-iteration copy).
+void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op);
+
 /// Makes input `operand` of contraction `op` hold loop dimension
 /// `vectorDim` innermost, transposing it once where it is made (composed
 /// with a transpose that made it; a whole tensor made outside the tile
