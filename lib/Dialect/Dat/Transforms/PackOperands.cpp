@@ -156,14 +156,16 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     op->setOperand(operand, packed);
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
   });
-  // The unpacked tile, now dead (so that the tensor it sliced has one use).
-  if (Operation *producer = value.getDefiningOp();
-      producer && isa<linalg::TransposeOp>(producer) && value.use_empty()) {
-    Operation *slice = source.getDefiningOp();
+  // The unpacked tile (a transpose of a slice, or a slice), now dead: so
+  // that the tensor it sliced has one use left.
+  Operation *producer = value.getDefiningOp();
+  if (producer && isa<linalg::TransposeOp>(producer) && value.use_empty()) {
     rewriter.eraseOp(producer);
-    if (slice && isa<tensor::ExtractSliceOp>(slice) && slice->use_empty())
-      rewriter.eraseOp(slice);
+    producer = source.getDefiningOp();
   }
+  if (producer && isa<tensor::ExtractSliceOp>(producer) &&
+      producer->use_empty())
+    rewriter.eraseOp(producer);
   return success();
 }
 
