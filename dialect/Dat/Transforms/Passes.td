@@ -169,24 +169,34 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
 def DatRegisterTiles : Pass<"dat-register-tiles"> {
   let summary = "Register-tile and vectorize the contractions (CPU)";
   let description = [{
-    The CPU's vector layer for contractions, on tensors after the flash
-    tiling and the epilogue fusion: every static f32 contraction (QKᵀ and
-    PV in the attention tiles, the projections, the products of the
-    relational and hypernetwork tiles) is tiled to a register tile of
-    `rows` rows by two vectors of `vector-width` lanes along the output's
-    innermost dimension, with the reduction loop innermost; the tile is
-    vectorized and its contraction lowered to FMA outer products, and the
-    accumulator is hoisted out of the reduction loop so that it stays in
-    registers. The input read along the vector dimension is packed where
-    that dimension is not its innermost one: transposed once where it is
-    made (a weight at the function's entry, a key tile where the head split
-    makes it, composed with that transpose).
+    The CPU's vector layer (docs/cpu-codegen.md), on tensors after the
+    flash tiling and the epilogue fusion:
 
-    Contractions whose vector dimension is not a multiple of the vector
-    width, or that are not static, keep their loops (LLVM's loop
-    vectorizer, `dat-vectorizable-loops`). Each output element is still
-    one sum in the reduction's order, so results do not depend on the
-    tiling or the thread count.
+    - every static f32 contraction (QKᵀ and PV in the attention tiles, the
+      products of the relational and hypernetwork tiles, the projections)
+      is tiled to a register tile of `rows` rows by two vectors of
+      `vector-width` lanes along the innermost output dimension that only
+      one input has, the reduction innermost in steps of 4; the tile
+      becomes one `vector.contract` lowered to FMA outer products, and the
+      accumulator is hoisted out of the reduction loop into registers.
+      Extents with no divisor of a few lanes or rows get a partial last
+      tile with masked transfers; vector dimensions under 4 lanes keep
+      their loops;
+    - the input read along the vector dimension is packed where that
+      dimension is not its innermost one: transposed once where it is made
+      (composed with the head-split transpose that made a key tile; a
+      tensor made outside the tile loops packed whole before them);
+    - transposes made inside a tile loop for an op of the same body are
+      read in place through permuted indexing maps, and transposes of a
+      tile loop's result (head merges, packed key heads) are moved into
+      the loop, tile by tile;
+    - the tile bodies' other static f32 ops (scale, row maxima and sums,
+      `exp`, rescaling, the causal mask) are vectorized row by row.
+
+    Each output of a contraction is still one sum in the reduction's order
+    and row sums are fixed trees: results are deterministic and do not
+    depend on the thread count. With `outside-loops=false` (`--gemm
+    library`) whole projections are left to the library.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
