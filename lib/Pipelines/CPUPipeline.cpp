@@ -98,6 +98,9 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // Static tiles, which the vector layer needs: key loops split
           // into full blocks and a partial last one (causal bounds), and
           // the bounds of loops whose last block is full folded.
+          // (Loops of one block, e.g. 17 keys, are folded away first.)
+          pm.addPass(createSCFForLoopCanonicalizationPass());
+          pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopPeeling());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createCanonicalizerPass());

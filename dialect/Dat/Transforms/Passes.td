@@ -152,12 +152,13 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
     with a reduction iterator the `reassoc` and `contract` fast-math flags
     (the sum's order changes, hence its last bits; tiled and untiled runs
     still agree bit for bit, and reruns do). `math.exp` (the online
-    softmax) becomes a polynomial in plain arithmetic instead of a libm
-    call that no loop can vectorize (`polynomial-exp`).
+    softmax), and `math.tanh` (the tanh-form GELU), become polynomials in
+    plain arithmetic instead of libm calls that no loop or vector can use
+    (`polynomial-exp`).
   }];
   let options = [
     Option<"polynomialExp", "polynomial-exp", "bool", "true",
-           "Expand math.exp into a polynomial (vectorizable arithmetic)">
+           "Expand math.exp and math.tanh into polynomials (vectorizable arithmetic)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

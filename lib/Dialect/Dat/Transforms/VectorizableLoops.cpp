@@ -42,8 +42,10 @@ struct VectorizableLoopsPass final
     if (!polynomialExp)
       return;
     RewritePatternSet patterns(ctx);
+    // exp (the softmax) and tanh (the tanh-form GELU): vector libm calls
+    // would be scalarized.
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
-      return name == "exp" || name == "math.exp";
+      return llvm::is_contained({"exp", "math.exp", "tanh", "math.tanh"}, name);
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
