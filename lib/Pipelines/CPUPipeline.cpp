@@ -100,7 +100,6 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // the bounds of loops whose last block is full folded.
           // (Loops of one block, e.g. 17 keys, are folded away first.)
           pm.addPass(createSCFForLoopCanonicalizationPass());
-          pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopPeeling());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createCanonicalizerPass());
