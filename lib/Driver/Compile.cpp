@@ -278,14 +278,12 @@ static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
       if (const json::Array *shape = o->getArray("shape"))
         for (const json::Value &d : *shape)
           w.shape.push_back(d.getAsInteger().value_or(0));
-      // A packed weight (dat-pack-weights) is stored in the reference
-      // layout: dimension permutation[i] of the file is the program's i.
-      if (const json::Array *perm = o->getArray("permutation")) {
-        std::vector<int64_t> file(w.shape.size());
-        for (auto [i, d] : llvm::enumerate(*perm))
-          file[d.getAsInteger().value_or(0)] = w.shape[i];
-        w.shape = std::move(file);
-      }
+      // A packed weight (dat-pack-weights) is stored in the reference layout.
+      std::vector<int64_t> perm;
+      if (const json::Array *p = o->getArray("permutation"))
+        for (const json::Value &d : *p)
+          perm.push_back(d.getAsInteger().value_or(0));
+      w.shape = weightFileShape(w.shape, perm);
       if (seen.insert(w.name).second)
         weights.push_back(std::move(w));
     }

@@ -150,8 +150,8 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
     sums) may only be reassociated into vector lanes when its adds say so:
     this pass gives the arithmetic in the body of every `linalg.generic`
     with a reduction iterator the `reassoc` and `contract` fast-math flags
-    (the sum's order changes, hence its last bits; tiled and untiled runs
-    still agree bit for bit, and reruns do). `math.exp` (the online
+    (the sum's order changes, hence its last bits; reruns still agree bit
+    for bit). `math.exp` (the online
     softmax), and `math.tanh` (the tanh-form GELU), become polynomials in
     plain arithmetic instead of libm calls that no loop or vector can use
     (`polynomial-exp`).

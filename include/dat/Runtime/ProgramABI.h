@@ -42,4 +42,23 @@
 #define DAT_PROFILE_END_SYMBOL "dat_profile_end"
 #define DAT_PROFILE_POINTS_SYMBOL "dat_profile_points"
 
+#include <cstdint>
+#include <vector>
+
+namespace dat {
+/// The shape the weights file holds for a weight argument of `shape` whose
+/// manifest entry has `permutation` (dat-pack-weights: argument dimension i
+/// is file dimension permutation[i]; empty: the same layout).
+inline std::vector<int64_t>
+weightFileShape(const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &permutation) {
+  if (permutation.empty())
+    return shape;
+  std::vector<int64_t> file(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    file[permutation[i]] = shape[i];
+  return file;
+}
+} // namespace dat
+
 #endif // DAT_RUNTIME_PROGRAMABI_H

@@ -7,6 +7,8 @@
 #include "Program.h"
 #include "ProgramMemory.h"
 
+#include "dat/Runtime/ProgramABI.h"
+
 #include "dat/Support/BFloat16.h"
 
 #include <cmath>
@@ -33,12 +35,7 @@ int64_t Slot::numElements() const {
 }
 
 std::vector<int64_t> Slot::fileShape() const {
-  if (permutation.empty())
-    return shape;
-  std::vector<int64_t> file(shape.size());
-  for (size_t i = 0; i < shape.size(); ++i)
-    file[permutation[i]] = shape[i];
-  return file;
+  return dat::weightFileShape(shape, permutation);
 }
 
 /// `src` (row-major, `fileShape`) transposed into `dst` so that dimension i

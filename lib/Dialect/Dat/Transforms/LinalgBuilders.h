@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 namespace mlir::dat {
 
@@ -42,6 +43,16 @@ inline Value filledTensor(OpBuilder &b, Location loc,
   Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
   Value scalar = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+/// `value` (static shape) transposed by `perm` (dimension i of the result
+/// is dimension perm[i] of `value`) into a new tensor.
+inline Value buildTranspose(OpBuilder &b, Location loc, Value value,
+                            ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, applyPermutation(type.getShape(), perm), type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, perm)->getResult(0);
 }
 
 /// Per-pair symbols `[Lq,Lk,Hs,hd]` as they are read: `[Lq,Lk,hd]` when

@@ -13,6 +13,8 @@
 
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
+#include "LinalgBuilders.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -22,14 +24,6 @@
 namespace mlir::dat {
 
 namespace {
-/// Sets the insertion point right after `value` is made.
-void setInsertionPointAfterValue(RewriterBase &rewriter, Value value) {
-  if (Operation *def = value.getDefiningOp())
-    rewriter.setInsertionPointAfter(def);
-  else
-    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
-}
-
 /// Whether `value` is made outside every loop around `op`.
 bool isDefinedOutsideLoops(Value value, Operation *op) {
   Operation *outermost = nullptr;
@@ -92,24 +86,18 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
   perm.push_back(*pos);
 
   Value value = op.getDpsInputs()[operand];
-  auto type = cast<RankedTensorType>(value.getType());
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   Value source = value;
   SmallVector<int64_t> sourcePerm = perm;
   if (auto producer = value.getDefiningOp<linalg::TransposeOp>()) {
     // transpose(transpose(x, p), q) = transpose(x, p∘q).
-    ArrayRef<int64_t> p = producer.getPermutation();
-    for (unsigned i = 0; i < rank; ++i)
-      sourcePerm[i] = p[perm[i]];
+    sourcePerm = applyPermutation(producer.getPermutation(), perm);
     source = producer.getInput();
     rewriter.setInsertionPoint(producer);
   } else {
-    setInsertionPointAfterValue(rewriter, value);
+    rewriter.setInsertionPointAfterValue(value);
   }
-  SmallVector<int64_t> shape;
-  for (int64_t i : perm)
-    shape.push_back(type.getDimSize(i));
   Value packed;
   if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>();
       slice && slice.getSourceType().hasStaticShape() &&
@@ -119,39 +107,22 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     // of a head, a weight's rows): the whole tensor is packed once, and the
     // tile loops slice the packed one.
     Value whole = slice.getSource();
-    setInsertionPointAfterValue(rewriter, whole);
-    SmallVector<int64_t> wholeShape;
-    for (int64_t i : sourcePerm)
-      wholeShape.push_back(slice.getSourceType().getDimSize(i));
-    Value wholeInit = tensor::EmptyOp::create(rewriter, loc, wholeShape,
-                                              type.getElementType());
-    Value wholePacked =
-        linalg::TransposeOp::create(rewriter, loc, whole, wholeInit, sourcePerm)
-            ->getResult(0);
-    auto permute = [&](ArrayRef<OpFoldResult> values) {
-      SmallVector<OpFoldResult> out;
-      for (int64_t i : sourcePerm)
-        out.push_back(values[i]);
-      return out;
-    };
+    rewriter.setInsertionPointAfterValue(whole);
+    Value wholePacked = buildTranspose(rewriter, loc, whole, sourcePerm);
     rewriter.setInsertionPoint(op);
     packed = tensor::ExtractSliceOp::create(
-        rewriter, loc, wholePacked, permute(slice.getMixedOffsets()),
-        permute(slice.getMixedSizes()), permute(slice.getMixedStrides()));
+        rewriter, loc, wholePacked,
+        applyPermutation(slice.getMixedOffsets(), sourcePerm),
+        applyPermutation(slice.getMixedSizes(), sourcePerm),
+        applyPermutation(slice.getMixedStrides(), sourcePerm));
   } else {
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    packed =
-        linalg::TransposeOp::create(rewriter, loc, source, init, sourcePerm)
-            ->getResult(0);
+    packed = buildTranspose(rewriter, loc, source, sourcePerm);
   }
 
-  SmallVector<AffineExpr> results;
-  for (int64_t i : perm)
-    results.push_back(map.getResult(i));
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  maps[operand] =
-      AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext());
+  maps[operand] = AffineMap::get(map.getNumDims(), 0,
+                                 applyPermutation(map.getResults(), perm),
+                                 rewriter.getContext());
   rewriter.modifyOpInPlace(op, [&] {
     op->setOperand(operand, packed);
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
@@ -241,13 +212,6 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     tileType = RankedTensorType::get(tileShape, tileType.getElementType());
   }
   ArrayRef<int64_t> perm = transpose.getPermutation();
-  SmallVector<OpFoldResult> permOffsets, permSizes;
-  SmallVector<int64_t> permTile;
-  for (int64_t d : perm) {
-    permOffsets.push_back(offsets[d]);
-    permSizes.push_back(sizes[d]);
-    permTile.push_back(tileType.getDimSize(d));
-  }
 
   // The loop now makes the transposed tensor.
   Location loc = forall.getLoc();
@@ -272,15 +236,12 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   Value tile = insert.getSource();
   if (expand)
     tile = tensor::ExpandShapeOp::create(rewriter, loc, tileType, tile, groups);
-  Value tileInit = tensor::EmptyOp::create(rewriter, loc, permTile,
-                                           tileType.getElementType());
-  tile = linalg::TransposeOp::create(rewriter, loc, tile, tileInit, perm)
-             ->getResult(0);
+  tile = buildTranspose(rewriter, loc, tile, perm);
   rewriter.setInsertionPoint(insert);
-  SmallVector<OpFoldResult> strides(permOffsets.size(),
-                                    rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> strides(perm.size(), rewriter.getIndexAttr(1));
   rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
-      insert, tile, out, permOffsets, permSizes, strides);
+      insert, tile, out, applyPermutation(offsets, perm),
+      applyPermutation(sizes, perm), strides);
   rewriter.replaceOp(transpose, forall->getResult(0));
   if (expand)
     rewriter.eraseOp(expand);

@@ -18,6 +18,8 @@
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
+#include "LinalgBuilders.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -49,10 +51,8 @@ std::optional<SmallVector<int64_t>> commonTranspose(BlockArgument arg) {
 void retypeArgument(func::FuncOp fn, unsigned index, ArrayRef<int64_t> perm) {
   BlockArgument arg = fn.getArgument(index);
   auto type = cast<RankedTensorType>(arg.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t d : perm)
-    shape.push_back(type.getDimSize(d));
-  arg.setType(RankedTensorType::get(shape, type.getElementType()));
+  arg.setType(RankedTensorType::get(applyPermutation(type.getShape(), perm),
+                                    type.getElementType()));
   for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
     auto transpose = cast<linalg::TransposeOp>(user);
     transpose->getResult(0).replaceAllUsesWith(arg);
@@ -106,18 +106,9 @@ void packTransposedWeights(ModuleOp module) {
           continue;
         for (const SymbolTable::SymbolUse &use : *uses) {
           auto call = cast<func::CallOp>(use.getUser());
-          Value operand = call.getOperand(i);
-          auto type = cast<RankedTensorType>(operand.getType());
-          SmallVector<int64_t> shape;
-          for (int64_t d : *perm)
-            shape.push_back(type.getDimSize(d));
           b.setInsertionPoint(call);
-          Value init = tensor::EmptyOp::create(b, call.getLoc(), shape,
-                                               type.getElementType());
-          Value packed = linalg::TransposeOp::create(b, call.getLoc(), operand,
-                                                     init, *perm)
-                             ->getResult(0);
-          call->setOperand(i, packed);
+          call->setOperand(
+              i, buildTranspose(b, call.getLoc(), call.getOperand(i), *perm));
         }
         retypeArgument(fn, i, *perm);
         changed = true;

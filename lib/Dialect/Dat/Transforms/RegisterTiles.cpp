@@ -58,8 +58,8 @@ int64_t largestDivisor(int64_t extent, int64_t limit) {
 }
 
 /// The register tile of `op`, or failure where the vector layer does not
-/// apply (not a static f32 contraction, or a vector dimension that is too
-/// short or not a multiple of the vector width).
+/// apply (not a static f32 contraction, or no output dimension of at least
+/// 4 that only one input has).
 FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
                                          int64_t vectorWidth, int64_t rows) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
@@ -194,15 +194,15 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   Value padding =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
   SmallVector<Value> vectors;
-  SmallVector<bool> writeInBounds; // the last operand's: the output's
+  SmallVector<bool> inBounds; // the last operand's (the output's) stays
   SmallVector<AffineMap> contractMaps;
   SmallVector<AffineMap> transferMaps;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = maps[operand.getOperandNumber()];
     auto type = cast<RankedTensorType>(operand.get().getType());
     SmallVector<int64_t> shape;
-    SmallVector<bool> inBounds;
     SmallVector<AffineExpr> transferResults, contractResults;
+    inBounds.clear();
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
       unsigned d = cast<AffineDimExpr>(e).getPosition();
       if (newDim[d] < 0)
@@ -219,7 +219,6 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
         AffineMap::get(newIterators.size(), 0, contractResults, ctx));
     auto vectorType = VectorType::get(shape, type.getElementType());
     SmallVector<Value> indices(type.getRank(), zero);
-    writeInBounds = inBounds;
     vectors.push_back(vector::TransferReadOp::create(
         rewriter, loc, vectorType, operand.get(), indices, padding, transferMap,
         inBounds));
@@ -236,7 +235,7 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
                              zero);
   Value written =
       vector::TransferWriteOp::create(rewriter, loc, result, init, indices,
-                                      transferMaps[2], writeInBounds)
+                                      transferMaps[2], inBounds)
           ->getResult(0);
   rewriter.replaceOp(op, written);
   return success();
