@@ -203,7 +203,11 @@ static std::string runtimeDir() {
   return dir.str().str();
 }
 
-static Error linkProgram(StringRef object, StringRef output, bool cuda) {
+/// Links the program: an executable, or with `library` a shared library
+/// exporting only the C API (include/dat/Runtime/dat_program.h), so that
+/// several models load side by side in one process.
+static Error linkProgram(StringRef object, StringRef output, bool cuda,
+                         bool library) {
   ErrorOr<std::string> cxx = sys::findProgramByName("c++");
   if (!cxx)
     cxx = sys::findProgramByName("g++");
@@ -221,8 +225,28 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda) {
       return createStringError("runtime library %s is missing (build the "
                                "%s target)",
                                lib.c_str(), runtimeName.c_str());
-  SmallVector<StringRef> args = {*cxx, "-o",    output, object,
-                                 main, support, "-lm"};
+  SmallVector<StringRef> args = {*cxx, "-o", output, object};
+  SmallString<128> versionScript;
+  std::optional<FileRemover> removeScript;
+  if (library) {
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile("dat-exports", "map", versionScript))
+      return createStringError("cannot create a temporary file: %s",
+                               ec.message().c_str());
+    removeScript.emplace(versionScript);
+    std::error_code ec;
+    raw_fd_ostream os(versionScript, ec);
+    os << "{ global: dat_program_*; local: *; };\n";
+    if (ec || (os.close(), os.has_error()))
+      return createStringError("cannot write %s", versionScript.c_str());
+    args.push_back("-shared");
+    // The C API lives in the runtime archive: pull it in.
+    args.push_back("-Wl,-u,dat_program_create");
+  }
+  std::string versionFlag = ("-Wl,--version-script=" + versionScript).str();
+  if (library)
+    args.push_back(versionFlag);
+  args.append({main, support, "-lm"});
   // GPU programs load libcuda.so.1 themselves (dlopen), at run time; CPU
   // programs call OpenBLAS for the library GEMM (--gemm library) and run
   // their tiles on LLVM's OpenMP runtime (the MLIR OpenMP dialect's calls
@@ -392,15 +416,29 @@ Error compileModel(const CompileOptions &options) {
   Stages stages(options.verbose, options.timing,
                 sys::path::filename(options.configPath).str());
   stages.start("frontend (config, weights, dat IR)");
-  Expected<ModelConfig> config = loadModelConfig(options.configPath);
+  bool folder = isModelFolder(options.configPath);
+  if (!folder && (!options.folder.module.empty() || options.folder.batch ||
+                  options.folder.seqLen))
+    return createStringError("--module, --batch and --seq-len apply to a "
+                             "save_pretrained folder; %s is a config file",
+                             options.configPath.c_str());
+  Expected<ModelConfig> config =
+      folder ? loadModelFolder(options.configPath, options.folder)
+             : loadModelConfig(options.configPath);
   if (!config)
     return config.takeError();
   config->generalOrthogonalMaps = !options.rotaryMaps;
   std::unique_ptr<WeightSource> weights;
+  std::string weightsPath = options.weightsPath;
+  if (folder && weightsPath.empty() && !options.randomSeed) {
+    SmallString<256> path(options.configPath);
+    sys::path::append(path, "model.safetensors");
+    weightsPath = path.str().str();
+  }
   if (options.randomSeed) {
     weights = WeightSource::random(*options.randomSeed);
   } else {
-    auto opened = WeightSource::open(options.weightsPath);
+    auto opened = WeightSource::open(weightsPath);
     if (!opened)
       return opened.takeError();
     weights = std::move(*opened);
@@ -479,14 +517,15 @@ Error compileModel(const CompileOptions &options) {
   std::string tmpExe = options.outputPath + ".tmp-link";
   FileRemover removeTmp(tmpExe);
   stages.start("link");
-  if (Error e = linkProgram(object, tmpExe, cuda))
+  if (Error e =
+          linkProgram(object, tmpExe, cuda, options.emit == Emit::Library))
     return e;
-  std::string weightsPath = options.outputPath + DAT_WEIGHTS_SUFFIX;
+  std::string outWeights = options.outputPath + DAT_WEIGHTS_SUFFIX;
   stages.start("weights file");
-  if (Error e = writeWeights(weightsPath, *weights, *weightSpecs))
+  if (Error e = writeWeights(outWeights, *weights, *weightSpecs))
     return e;
   if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {
-    sys::fs::remove(weightsPath);
+    sys::fs::remove(outWeights);
     return createStringError("%s: cannot write: %s", options.outputPath.c_str(),
                              ec.message().c_str());
   }

@@ -126,9 +126,20 @@ buildProgram(mlir::MLIRContext &ctx, const ModelConfig &config,
   if (!module)
     return module.takeError();
   const ModuleEntry *entry = findModule(config.module);
-  if (entry && entry->hasDecodeStep && entry->hasDecodeStep(config))
-    if (llvm::Error e = addDecodeStep(ctx, **module, config, weights))
+  if (entry && entry->hasDecodeStep && entry->hasDecodeStep(config)) {
+    // The outputs declared without a shape have the forward's.
+    ModelConfig known = config;
+    auto forward = (*module)->lookupSymbol<mlir::func::FuncOp>("forward");
+    for (auto [i, out] : llvm::enumerate(known.outputs))
+      if (out.shape.empty()) {
+        auto shape = mlir::cast<mlir::RankedTensorType>(
+                         forward.getFunctionType().getResult(i))
+                         .getShape();
+        out.shape.assign(shape.begin(), shape.end());
+      }
+    if (llvm::Error e = addDecodeStep(ctx, **module, known, weights))
       return std::move(e);
+  }
   return module;
 }
 

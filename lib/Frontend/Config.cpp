@@ -30,8 +30,11 @@ bool ModelConfig::wantsOutput(StringRef name) const {
 /// attack, and is refused before anything is allocated.
 static constexpr int64_t kMaxDim = int64_t(1) << 31;
 
+/// Reads the tensors of `key`; `shapeOptional` (outputs): a tensor without
+/// a shape gets the one the module computes (left empty here).
 static Error parseSpecs(const json::Object &root, StringRef key,
-                        std::vector<TensorSpec> &out, StringRef path) {
+                        std::vector<TensorSpec> &out, StringRef path,
+                        bool shapeOptional) {
   const json::Value *v = root.get(key);
   if (!v)
     return Error::success();
@@ -53,11 +56,11 @@ static Error parseSpecs(const json::Object &root, StringRef key,
     TensorSpec t;
     t.name = name;
     const json::Array *shape = spec->getArray("shape");
-    if (!shape)
+    if (!shape && (!shapeOptional || spec->get("shape")))
       return createStringError("%s.shape: missing or not an array",
                                where.c_str());
     int64_t elements = 1;
-    for (const json::Value &d : *shape) {
+    for (const json::Value &d : shape ? *shape : json::Array()) {
       std::optional<int64_t> dim = d.getAsInteger();
       // No model takes an empty tensor; an empty one would only reach the
       // lowering as zero-sized slices.
@@ -121,16 +124,19 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef path) {
                                path.str().c_str());
     config.call = *call->getAsObject();
   }
-  if (Error e = parseSpecs(*root, "inputs", config.inputs, path))
+  if (Error e = parseSpecs(*root, "inputs", config.inputs, path,
+                           /*shapeOptional=*/false))
     return std::move(e);
-  if (Error e = parseSpecs(*root, "outputs", config.outputs, path))
+  if (Error e = parseSpecs(*root, "outputs", config.outputs, path,
+                           /*shapeOptional=*/true))
     return std::move(e);
   // A program with no outputs would run and write nothing: refuse it.
   if (config.outputs.empty())
     return createStringError(
         "%s: 'outputs' is missing or empty: name the tensors the program "
-        "writes, with their shapes, e.g. \"outputs\": {\"y\": {\"shape\": "
-        "[1, 16, 64]}} (docs/config-format.md lists each module's outputs)",
+        "writes, e.g. \"outputs\": {\"y\": {\"shape\": [1, 16, 64]}} or, "
+        "with the shape the module computes, {\"y\": {}} "
+        "(docs/config-format.md lists each module's outputs)",
         path.str().c_str());
   if (const json::Object *tol = root->getObject("tolerance")) {
     std::optional<double> rtol = tol->getNumber("rtol");

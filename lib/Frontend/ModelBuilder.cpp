@@ -373,7 +373,7 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
       continue;
     }
     auto type = cast<RankedTensorType>(it->second.getType());
-    if (type.getShape() != ArrayRef<int64_t>(out.shape))
+    if (!out.shape.empty() && type.getShape() != ArrayRef<int64_t>(out.shape))
       error(config.path + ": outputs." + out.name +
             ": the config's shape does not match what " + config.module +
             " computes");
@@ -389,8 +389,13 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
 
   SmallVector<Value> results;
   for (const TensorSpec &out : config.outputs) {
-    results.push_back(outputs[out.name]);
-    entries.push_back({SignatureEntry::Output, out.name, out.shape, out.dtype});
+    Value value = outputs[out.name];
+    // An output declared without a shape has the one the module computes.
+    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+    results.push_back(value);
+    entries.push_back({SignatureEntry::Output, out.name,
+                       std::vector<int64_t>(shape.begin(), shape.end()),
+                       out.dtype});
   }
   for (auto &[name, value] : cacheOutputs) {
     results.push_back(value);

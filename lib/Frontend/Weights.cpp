@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Frontend/Weights.h"
+#include "dat/Support/BFloat16.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -110,8 +111,11 @@ Error WeightSource::require(StringRef name, ArrayRef<int64_t> shape) {
     return createStringError("%s: missing weight '%s' (expected float32 %s)",
                              file_->path().c_str(), name.str().c_str(),
                              shapeString(shape).c_str());
-  if (t->dtype != DType::F32)
-    return createStringError("%s: weight '%s' has dtype %s, expected F32",
+  // Checkpoints as they are saved: converted to float32 in `fill`.
+  if (t->dtype != DType::F32 && t->dtype != DType::BF16 &&
+      t->dtype != DType::F16 && t->dtype != DType::F64)
+    return createStringError("%s: weight '%s' has dtype %s, expected a float "
+                             "(F32, BF16, F16 or F64)",
                              file_->path().c_str(), name.str().c_str(),
                              dtypeName(t->dtype));
   if (ArrayRef<int64_t>(t->shape) != shape)
@@ -136,6 +140,43 @@ std::vector<std::string> WeightSource::unusedKeys() const {
       unused.push_back(t.name);
   }
   return unused;
+}
+
+/// IEEE binary16 bits as a float (subnormals, infinities and NaN kept).
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
+           mant = h & 0x3ff;
+  float f;
+  if (exp == 0) {
+    f = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -f : f;
+  }
+  uint32_t bits = exp == 31 ? sign | 0x7f800000 | (mant << 13)
+                            : sign | ((exp + 112) << 23) | (mant << 13);
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Element `i` of a float tensor of `dtype`, as a float.
+static float floatAt(DType dtype, const uint8_t *data, int64_t i) {
+  switch (dtype) {
+  case DType::F64: {
+    double d;
+    std::memcpy(&d, data + 8 * i, 8);
+    return static_cast<float>(d);
+  }
+  case DType::F16:
+  case DType::BF16: {
+    uint16_t h;
+    std::memcpy(&h, data + 2 * i, 2);
+    return dtype == DType::F16 ? halfToFloat(h) : bf16ToFloat(h);
+  }
+  default: {
+    float f;
+    std::memcpy(&f, data + 4 * i, 4);
+    return f;
+  }
+  }
 }
 
 /// splitmix64: a tiny, well-mixed hash for seeded random weights.
@@ -174,7 +215,10 @@ void WeightSource::fill(StringRef name, ArrayRef<int64_t> shape,
     return;
   }
   if (file_) {
-    std::memcpy(out, lookup(name)->data, n * sizeof(float));
+    const TensorView *t = lookup(name);
+    const uint8_t *bytes = static_cast<const uint8_t *>(t->data);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = floatAt(t->dtype, bytes, i);
     return;
   }
   // Like a fresh model: norm scales (1-D `.weight`/`.scale`) are 1, biases

@@ -3,8 +3,9 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 //   datc compile CONFIG.json (--weights MODEL.safetensors |
-//                --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]
-//                [PIPELINE] [--cpu NAME] [--general-maps] [--mlir-...] -o OUT
+//                --random-weights SEED) [--emit
+//                dat|llvm|llvm-ir|ptx|exe|library] [PIPELINE] [--cpu NAME]
+//                [--general-maps] [--mlir-...] -o OUT
 //   datc check CASE_DIR [PIPELINE] [--general-maps] [--mlir-...]
 //
 // PIPELINE options are the textual options of --dat-program-pipeline,
@@ -27,6 +28,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,9 +42,17 @@ using namespace llvm;
 static const char *kUsage =
     "usage:\n"
     "  datc compile CONFIG.json (--weights MODEL.safetensors |\n"
-    "               --random-weights SEED) [--emit dat|llvm|llvm-ir|ptx|exe]\n"
+    "               --random-weights SEED) [--emit "
+    "dat|llvm|llvm-ir|ptx|exe|library]\n"
     "               [PIPELINE] [--cpu NAME] [--general-maps] [--verbose]\n"
     "               [--timing] [--mlir-...] -o OUT\n"
+    "  datc compile FOLDER [--module NAME] [--batch B] [--seq-len T] ...\n"
+    "               a save_pretrained folder (config.json of constructor\n"
+    "               kwargs, model.safetensors): the language and vision\n"
+    "               models, class inferred from the kwargs or --module;\n"
+    "               inputs idx [B, T] (T default max_block_size) or image\n"
+    "               [B, C, H, W]; output logits. A folder whose config.json\n"
+    "               names its module is a config with its weights.\n"
     "  datc check CASE_DIR [PIPELINE] [--general-maps] [--verbose] [--timing]\n"
     "             [--mlir-...]: compile a case (config.json, "
     "model.safetensors,\n"
@@ -54,7 +64,10 @@ static const char *kUsage =
     "                     (mlir: the same); llvm: the LLVM dialect module\n"
     "                     after --dat-program-pipeline; llvm-ir: that module\n"
     "                     as LLVM IR; ptx: the kernels (cuda); exe: the\n"
-    "                     program and its weights file (the default)\n"
+    "                     program and its weights file (the default);\n"
+    "                     library: the program as a shared library with a\n"
+    "                     C API (include/dat/Runtime/dat_program.h; what\n"
+    "                     the Python package loads) and its weights file\n"
     "  --cpu NAME         the CPU the program is compiled for (LLVM's names;\n"
     "                     default this host's, with its features, e.g.\n"
     "                     AVX-512; x86-64-v2 runs anywhere; DAT_CPU also\n"
@@ -152,9 +165,11 @@ int main(int argc, char **argv) {
               .Case("llvm-ir", dat::Emit::LLVMIR)
               .Case("ptx", dat::Emit::PTX)
               .Case("exe", dat::Emit::Exe)
+              .Case("library", dat::Emit::Library)
               .Default(std::nullopt);
       if (!emit)
-        return usageError("--emit expects dat, llvm, llvm-ir, ptx or exe, "
+        return usageError("--emit expects dat, llvm, llvm-ir, ptx, exe or "
+                          "library, "
                           "got '" +
                           v + "'");
       options.emit = *emit;
@@ -192,6 +207,15 @@ int main(int argc, char **argv) {
     } else if (a == "--cpu") {
       if (!value(options.cpu))
         return usageError("--cpu needs a CPU name (e.g. x86-64-v2)");
+    } else if (a == "--module") {
+      if (!value(options.folder.module))
+        return usageError("--module needs a reference class name");
+    } else if (a == "--batch" || a == "--seq-len") {
+      int64_t n;
+      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 ||
+          n > (int64_t(1) << 31))
+        return usageError(a + " expects a positive integer, got '" + v + "'");
+      (a == "--batch" ? options.folder.batch : options.folder.seqLen) = n;
     } else if (a == "--general-maps") {
       options.rotaryMaps = false;
     } else if (a.starts_with("--mlir-") || a.starts_with("-mlir-")) {
@@ -220,12 +244,16 @@ int main(int argc, char **argv) {
 
   if (command == "compile") {
     if (positional.empty())
-      return usageError("compile needs a CONFIG.json");
+      return usageError("compile needs a CONFIG.json or a model folder");
     if (options.outputPath.empty())
       return usageError("compile needs -o OUT");
-    if (options.weightsPath.empty() == !options.randomSeed)
+    bool folder = sys::fs::is_directory(positional);
+    if (!options.weightsPath.empty() && options.randomSeed)
+      return usageError("--weights and --random-weights exclude each other");
+    if (!folder && options.weightsPath.empty() && !options.randomSeed)
       return usageError(
-          "compile needs exactly one of --weights and --random-weights");
+          "compile needs one of --weights and --random-weights (a model "
+          "folder has its own, model.safetensors)");
     options.configPath = positional;
     return report(dat::compileModel(options));
   }
@@ -233,7 +261,9 @@ int main(int argc, char **argv) {
     if (positional.empty())
       return usageError("check needs a CASE_DIR");
     if (!options.weightsPath.empty() || options.randomSeed ||
-        !options.outputPath.empty() || options.emit != dat::Emit::Exe)
+        !options.outputPath.empty() || options.emit != dat::Emit::Exe ||
+        !options.folder.module.empty() || options.folder.batch ||
+        options.folder.seqLen)
       return usageError("check takes only CASE_DIR, the pipeline's options, "
                         "--general-maps and --mlir- options");
     Expected<bool> pass = dat::checkCase(positional, options, outs());

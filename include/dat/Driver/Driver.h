@@ -11,6 +11,8 @@
 #ifndef DAT_DRIVER_DRIVER_H
 #define DAT_DRIVER_DRIVER_H
 
+#include "dat/Frontend/Config.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -22,15 +24,21 @@ namespace dat {
 
 /// What `datc compile` writes.
 enum class Emit {
-  Exe,    // the program: an executable and its weights file
-  Dat,    // the frontend's module (dat dialect on tensors), before any pass
-  LLVM,   // the LLVM dialect module after --dat-program-pipeline
-  LLVMIR, // that module translated to LLVM IR
-  PTX,    // the kernels' PTX (target=cuda)
+  Exe,     // the program: an executable and its weights file
+  Library, // the program as a shared library (C API: dat_program.h) and
+           // its weights file
+  Dat,     // the frontend's module (dat dialect on tensors), before any pass
+  LLVM,    // the LLVM dialect module after --dat-program-pipeline
+  LLVMIR,  // that module translated to LLVM IR
+  PTX,     // the kernels' PTX (target=cuda)
 };
 
 struct CompileOptions {
+  /// A config file, or a folder: a golden case's or a save_pretrained one
+  /// (its weights, model.safetensors, unless given).
   std::string configPath;
+  /// --module, --batch, --seq-len: how a save_pretrained folder is read.
+  FolderOptions folder;
   std::string weightsPath;            // or:
   std::optional<uint64_t> randomSeed; // --random-weights SEED
   Emit emit = Emit::Exe;
@@ -51,7 +59,8 @@ struct CompileOptions {
 };
 
 /// Compiles a model description into `options.outputPath`: an executable
-/// with its weights in `<output>.weights`, or the IR of an earlier stage.
+/// or a shared library with its weights in `<output>.weights`, or the IR of
+/// an earlier stage.
 /// Nothing is left at the output path on failure. The pass manager's
 /// command-line options (--mlir-print-ir-after-all, --mlir-timing, ...)
 /// apply where they were registered and parsed.

@@ -52,6 +52,24 @@ llvm::Expected<ModelConfig> loadModelConfig(llvm::StringRef path);
 llvm::Expected<ModelConfig> parseModelConfig(llvm::StringRef text,
                                              llvm::StringRef path);
 
+/// How a save_pretrained folder becomes a model description.
+struct FolderOptions {
+  std::string module; // the reference class; "" infers it from the kwargs
+  int64_t batch = 0;  // 0: 1
+  int64_t seqLen = 0; // language models; 0: max_block_size
+};
+
+/// Whether `path` is a folder (a model folder, or an error to report).
+bool isModelFolder(llvm::StringRef path);
+
+/// A folder with `config.json`: a model description of dat's own (a golden
+/// case), or a `save_pretrained` folder of a reference language or vision
+/// model (the constructor's kwargs; the class given or inferred from them,
+/// the inputs from `options`, the output `logits`). Its weights are
+/// `model.safetensors` beside it.
+llvm::Expected<ModelConfig> loadModelFolder(llvm::StringRef dir,
+                                            const FolderOptions &options);
+
 } // namespace dat
 
 #endif // DAT_FRONTEND_CONFIG_H

@@ -14,6 +14,7 @@
 #include "Program.h"
 
 #include "dat/Runtime/ProgramABI.h"
+#include "dat/Support/BFloat16.h"
 
 #include <cstdio>
 
@@ -42,13 +43,6 @@ static std::vector<int64_t> argmaxRows(const std::vector<float> &logits,
   return best;
 }
 
-static size_t findSlot(const std::vector<Slot> &slots, const char *name) {
-  for (size_t i = 0; i < slots.size(); ++i)
-    if (slots[i].name == name)
-      return i;
-  fail(std::string("corrupt manifest: no '") + name + "' slot");
-}
-
 int generate(const dat::json::Value &manifest,
              const dat::SafeTensorsFile &weights,
              const dat::SafeTensorsFile &inputs, long count, bool full) {
@@ -57,12 +51,10 @@ int generate(const dat::json::Value &manifest,
     fail("--generate: this program has no decode step (language models have "
          "one, except with rel_activation='softmax', whose relations see "
          "later tokens)");
-  Call step(*stepSection, dat_step);
-  size_t idxSlot = findSlot(step.args, "idx");
-  size_t posSlot = findSlot(step.args, "position");
-  const Slot &idx = step.args[idxSlot];
-  int64_t batch = idx.shape[0], maxLen = step.args[posSlot].hi + 1;
-  int64_t vocab = step.results[0].shape[2];
+  Decoder decoder(*stepSection, dat_step);
+  const Slot &idx = decoder.tokens();
+  int64_t batch = decoder.batch(), maxLen = decoder.maxLength();
+  int64_t vocab = decoder.vocab();
 
   // The prompt: input.idx [B, T0] with ids in the vocabulary.
   const dat::TensorView *prompt = inputs.find("input.idx");
@@ -118,40 +110,23 @@ int generate(const dat::json::Value &manifest,
            std::to_string(promptLen) + ") and the generated tokens need " +
            std::to_string(last) + " positions; max_block_size is " +
            std::to_string(maxLen));
-    step.bindWeights(weights);
-    // Caches start zeroed; each step's updated caches are copied back.
-    // (Bytes: caches are F32 or BF16, like the model's precision.)
-    std::vector<std::vector<uint8_t>> caches(step.args.size());
-    std::vector<std::pair<size_t, size_t>> cacheResults; // result -> arg
-    for (size_t i = 0; i < step.args.size(); ++i)
-      if (step.args[i].kind == Slot::Cache) {
-        caches[i].assign(
-            step.args[i].numElements() * dat::dtypeSize(step.args[i].dtype), 0);
-        cacheResults.push_back(
-            {findSlot(step.results, step.args[i].name.c_str()), i});
-      }
-    std::vector<int64_t> token(batch), position(1);
+    decoder.call.bindWeights(weights);
+    const Slot &logits = decoder.logits();
+    std::vector<uint8_t> out(logits.numElements() *
+                             dat::dtypeSize(logits.dtype));
+    std::vector<int64_t> token(batch);
     for (int64_t t = 0; t < last; ++t) {
       for (int64_t b = 0; b < batch; ++b)
         token[b] = seq[b][t];
-      position[0] = t;
-      // Bind after every change: binding is where the program's view of a
-      // host buffer is made (on the GPU, a copy into device memory), so a
-      // buffer changed after it was bound would be stale.
-      step.bind(idxSlot, token.data());
-      step.bind(posSlot, position.data());
-      for (auto [r, a] : cacheResults)
-        step.bind(a, caches[a].data());
-      step.run();
-      for (auto [r, a] : cacheResults)
-        step.copyResult(r, caches[a].data());
+      decoder.step(token.data(), out.data(),
+                   "token at position " + std::to_string(t));
       if (t >= promptLen - 1) {
-        std::vector<float> logits = step.resultFloats(0);
-        std::vector<int64_t> next = argmaxRows(logits, batch, 1, 0, vocab, top);
+        std::vector<float> values =
+            dat::floatValues(logits.dtype, out.data(), logits.numElements());
+        std::vector<int64_t> next = argmaxRows(values, batch, 1, 0, vocab, top);
         for (int64_t b = 0; b < batch; ++b)
           seq[b].push_back(next[b]);
       }
-      step.freeResults();
     }
   }
 

@@ -22,10 +22,7 @@ namespace datrt {
 
 const char *gProgram = "program";
 
-void fail(const std::string &message) {
-  std::fprintf(stderr, "%s: error: %s\n", gProgram, message.c_str());
-  std::exit(1);
-}
+void fail(const std::string &message) { throw Failure(message); }
 
 int64_t Slot::numElements() const {
   int64_t n = 1;
@@ -122,7 +119,8 @@ static std::vector<int64_t> descriptor(const void *data,
 
 Call::Call(const dat::json::Value &section, void (*entry)(void **))
     : args(readSlots(section.get("args"), true)),
-      results(readSlots(section.get("results"), false)), entry(entry) {
+      results(readSlots(section.get("results"), false)), entry(entry),
+      packed(std::make_shared<PackedWeights>()) {
   argDescs.resize(args.size());
   size_t words = 0;
   for (const Slot &s : results) {
@@ -135,6 +133,30 @@ Call::Call(const dat::json::Value &section, void (*entry)(void **))
 void Call::bind(size_t i, const void *data) {
   size_t bytes = args[i].numElements() * dat::dtypeSize(args[i].dtype);
   argDescs[i] = descriptor(visibleToProgram(data, bytes), args[i].shape);
+}
+
+void checkValues(const Slot &s, const void *data, const std::string &what,
+                 bool allowNonFinite, const std::string &nonFiniteHint) {
+  if (s.hasRange && s.dtype == dat::DType::I64) {
+    // Integer inputs index tables: one out of range would read outside
+    // them, so it is an error here, not undefined behaviour later.
+    const int64_t *v = static_cast<const int64_t *>(data);
+    for (int64_t k = 0, n = s.numElements(); k < n; ++k)
+      if (v[k] < s.lo || v[k] > s.hi)
+        fail(what + " element " + std::to_string(k) + " is " +
+             std::to_string(v[k]) + ", outside the accepted range [" +
+             std::to_string(s.lo) + ", " + std::to_string(s.hi) + "]");
+  }
+  if (!allowNonFinite && s.kind == Slot::Input &&
+      (s.dtype == dat::DType::F32 || s.dtype == dat::DType::BF16)) {
+    // NaN/Inf inputs would come out as NaN outputs far from their cause.
+    std::vector<float> v = dat::floatValues(s.dtype, data, s.numElements());
+    for (size_t k = 0, n = v.size(); k < n; ++k)
+      if (!std::isfinite(v[k]))
+        fail(what + " element " + std::to_string(k) + " is " +
+             (std::isnan(v[k]) ? "NaN" : "infinite") + " (" + nonFiniteHint +
+             ")");
+  }
 }
 
 void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
@@ -150,34 +172,19 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
          dat::dtypeName(s.dtype) + " " + shapeString(s.fileShape()));
   if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
     fail(file.path() + ": tensor '" + key + "' is not aligned");
-  if (s.hasRange && s.dtype == dat::DType::I64) {
-    // Integer inputs index tables: one out of range would read outside
-    // them, so it is an error here, not undefined behaviour later.
-    const int64_t *v = reinterpret_cast<const int64_t *>(t->data);
-    for (int64_t k = 0, n = t->numElements(); k < n; ++k)
-      if (v[k] < s.lo || v[k] > s.hi)
-        fail(file.path() + ": tensor '" + key + "' element " +
-             std::to_string(k) + " is " + std::to_string(v[k]) +
-             ", outside the accepted range [" + std::to_string(s.lo) + ", " +
-             std::to_string(s.hi) + "]");
-  }
-  if (!allowNonFinite && s.kind == Slot::Input) {
-    // NaN/Inf inputs would come out as NaN outputs far from their cause.
-    std::vector<float> v = dat::floatValues(s.dtype, t->data, t->numElements());
-    for (size_t k = 0, n = v.size(); k < n; ++k)
-      if (!std::isfinite(v[k]))
-        fail(file.path() + ": tensor '" + key + "' element " +
-             std::to_string(k) + " is " +
-             (std::isnan(v[k]) ? "NaN" : "infinite") +
-             " (pass --allow-nonfinite to run anyway)");
-  }
+  checkValues(s, t->data, file.path() + ": tensor '" + key + "'",
+              allowNonFinite, "pass --allow-nonfinite to run anyway");
   if (!s.permutation.empty()) {
-    // Packed once, here: the program reads this weight transposed.
+    // Packed once, here: the program reads this weight transposed. Calls
+    // that share their packing (forward and step) pack it once between them.
     size_t elt = dat::dtypeSize(s.dtype);
-    packed.emplace_back(s.numElements() * elt);
-    transposeInto(packed.back().data(), static_cast<const uint8_t *>(t->data),
-                  t->shape, s.permutation, elt);
-    bind(i, packed.back().data());
+    std::vector<uint8_t> &copy = (*packed)[{file.path(), key}];
+    if (copy.size() != s.numElements() * elt) {
+      copy.assign(s.numElements() * elt, 0);
+      transposeInto(copy.data(), static_cast<const uint8_t *>(t->data),
+                    t->shape, s.permutation, elt);
+    }
+    bind(i, copy.data());
     return;
   }
   bind(i, t->data);

@@ -14,12 +14,23 @@
 #include "dat/Support/SafeTensors.h"
 #include "dat/Support/TinyJson.h"
 
+#include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace datrt {
 
 extern const char *gProgram;
+
+/// An error the runtime reports to its caller: the program's main prints it
+/// and exits 1; the C API (dat_program.h) returns it. Thrown only from host
+/// code, never through the compiled model's frames.
+class Failure : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
 [[noreturn]] void fail(const std::string &message);
 
 struct Slot {
@@ -39,6 +50,13 @@ struct Slot {
 
 std::string shapeString(const std::vector<int64_t> &shape);
 
+/// Checks the values of a buffer bound to slot `s` (`what` names it in
+/// errors): integer inputs that index tables must be in the slot's range;
+/// float inputs must be finite unless `allowNonFinite` (`nonFiniteHint` says
+/// how to allow them).
+void checkValues(const Slot &s, const void *data, const std::string &what,
+                 bool allowNonFinite, const std::string &nonFiniteHint);
+
 /// One compiled function (`forward` or `step`) and its call array.
 class Call {
 public:
@@ -54,6 +72,9 @@ public:
   void bindChecked(size_t i, const dat::SafeTensorsFile &file,
                    const std::string &key, bool allowNonFinite = false);
   void run();
+  /// Shares `other`'s packed weights (a weight both read transposed is
+  /// packed once): forward and step of one program.
+  void sharePacking(const Call &other) { packed = other.packed; }
   /// Copies result `r` of the last run into `out` (contiguous).
   void copyResult(size_t r, void *out) const;
   /// Result `r` of the last run as floats (F32 or BF16 results).
@@ -65,11 +86,47 @@ public:
 private:
   void (*entry)(void **);
   std::vector<std::vector<int64_t>> argDescs;
-  /// The packed copies of weights with a permutation, bound in their place.
-  std::vector<std::vector<uint8_t>> packed;
+  /// The packed copies of weights with a permutation, bound in their place,
+  /// by (file, key).
+  using PackedWeights =
+      std::map<std::pair<std::string, std::string>, std::vector<uint8_t>>;
+  std::shared_ptr<PackedWeights> packed;
   std::vector<int64_t> resultDescs;
   std::vector<size_t> resultOffsets;
 };
+
+/// A language model's decode step with its KV caches: one token per batch
+/// row at a time, at positions 0, 1, ...; the caches start zeroed and each
+/// step's updated caches become the next step's arguments.
+class Decoder {
+public:
+  /// `stepSection` is the manifest's "step"; `stepFn` the compiled step.
+  Decoder(const dat::json::Value &stepSection, void (*stepFn)(void **));
+  Call call;
+  int64_t batch() const { return call.args[idxSlot].shape[0]; }
+  int64_t vocab() const { return call.results[0].shape[2]; }
+  /// Positions the caches hold (max_block_size).
+  int64_t maxLength() const { return call.args[posSlot].hi + 1; }
+  /// The next position a step fills.
+  int64_t position() const { return pos; }
+  const Slot &tokens() const { return call.args[idxSlot]; }
+  const Slot &logits() const { return call.results[0]; }
+  /// Zeroes the caches; the next step is at position 0.
+  void reset();
+  /// Runs `tokens[b]` (range-checked; `what` names them in errors) at the
+  /// current position and copies the logits [B, vocab] (the dtype of
+  /// `logits()`) into `out`.
+  void step(const int64_t *tokens, void *out, const std::string &what);
+
+private:
+  size_t idxSlot, posSlot;
+  std::vector<std::vector<uint8_t>> caches;         // by argument
+  std::vector<std::pair<size_t, size_t>> cacheArgs; // (result, argument)
+  int64_t pos = 0;
+};
+
+/// The slot named `name` (a corrupt manifest lacks it: an error).
+size_t findSlot(const std::vector<Slot> &slots, const char *name);
 
 /// `--generate N`: greedy decoding from the prompt input.idx, with the KV
 /// cache (`step`) or, with `full`, by repeated forward passes.

@@ -167,8 +167,7 @@ void printTop(const dat::TensorToWrite &t, const std::vector<float> &values,
 
 } // namespace
 
-int main(int argc, char **argv) {
-  gProgram = argv[0];
+static int programMain(int argc, char **argv) {
   // OpenMP workers (CPU programs) spin for 1 ms after a parallel region,
   // then sleep: a call is a few dozen short regions back to back, and
   // waking sleeping workers for each cost whole models a third of their
@@ -334,4 +333,15 @@ int main(int argc, char **argv) {
       printTop(t, values, top);
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  gProgram = argv[0];
+  try {
+    return programMain(argc, argv);
+  } catch (const Failure &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", gProgram, e.what());
+    return 1;
+  }
 }
