@@ -116,3 +116,33 @@ _python_feature("flex", "torch.nn.attention.flex_attention", "DAT_FLEX_PYTHON",
                 "UNSUPPORTED (DAT_FLEX_PYTHON=python-with-torch enables it)")
 _python_feature("torch", "torch", None,
                 "no PyTorch: the benchmark baselines' checks are UNSUPPORTED")
+
+# The Python package (python/dat): `numpy` for its numpy-only tests
+# (%numpy_python); `dat-reference` for the tests against the real reference
+# modules, a Python with torch and dual-attention 0.0.7 (DAT_REFERENCE_PYTHON,
+# else the benchmark venv scripts/bench-venv.sh makes, %reference_python).
+config.substitutions.append(("%dat_python_path",
+                             os.path.join(config.dat_src_root, "python")))
+config.substitutions.append(("%dat_tools", config.dat_tools_dir))
+_python_feature("numpy", "numpy", None,
+                "no numpy: the Python package's tests are UNSUPPORTED")
+
+
+def _reference_python():
+    import subprocess
+    venv = os.path.join(config.dat_obj_root, "bench-venv", "bin", "python")
+    for candidate in (os.environ.get("DAT_REFERENCE_PYTHON"), venv):
+        if candidate and os.path.exists(candidate) and subprocess.run(
+                [candidate, "-c", "import torch, dual_attention, huggingface_hub"],
+                capture_output=True).returncode == 0:
+            config.available_features.add("dat-reference")
+            config.substitutions.append(("%reference_python", candidate))
+            return
+    lit_config.note("no Python with torch and dual-attention 0.0.7: the "
+                    "package's tests against the reference are UNSUPPORTED "
+                    "(scripts/bench-venv.sh, then pip install "
+                    "dual-attention==0.0.7 einops huggingface_hub into it, "
+                    "or DAT_REFERENCE_PYTHON=python-with-them)")
+
+
+_reference_python()

@@ -128,8 +128,9 @@ int dat_program_run(dat_program *program, const void *const *inputs,
         fail("input '" + s.name + "' is not given");
       checkValues(s, inputs[k], "input '" + s.name + "'",
                   program->allowNonFinite,
-                  "create the program with DAT_PROGRAM_ALLOW_NONFINITE to "
-                  "run anyway");
+                  "to run anyway, create the program with "
+                  "DAT_PROGRAM_ALLOW_NONFINITE; in Python, "
+                  "allow_nonfinite=True");
       forward.bind(program->inputs[k], inputs[k]);
     }
     for (size_t r = 0; r < forward.results.size(); ++r)

@@ -1,0 +1,138 @@
+"""dat.compile(module) on the real reference (dual-attention 0.0.7): random
+weights, compiled in-process, called on torch tensors, compared with the
+module's own output. Prints one line per check; exits 1 on a mismatch.
+
+    python reference_modules.py   (a Python with torch and dual_attention)
+"""
+
+import sys
+
+import numpy as np
+import torch
+
+import dat
+
+torch.manual_seed(0)
+failures = []
+
+
+def check(what, got, want, rtol=1e-4, atol=1e-5):
+    got = got.detach().float().numpy() if torch.is_tensor(got) else got
+    want = want.detach().float().numpy()
+    if got.shape != want.shape:
+        failures.append(what)
+        print("FAIL %s: shape %s, reference %s" % (what, got.shape,
+                                                   want.shape))
+        return
+    err = np.abs(got - want)
+    bad = int((err > atol + rtol * np.abs(want)).sum())
+    print("%s %s: max abs error %.3g, %d of %d outside rtol %g atol %g"
+          % ("ok" if bad == 0 else "FAIL", what, err.max(), bad, err.size,
+             rtol, atol))
+    if bad:
+        failures.append(what)
+
+
+def randomize(module):
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn_like(p) * 0.2)
+    return module.eval()
+
+
+# Relational attention: kwargs passed (the module keeps none).
+from dual_attention.relational_attention import RelationalAttention
+kw = dict(d_model=64, n_heads=4, n_relations=4, dropout=0.0,
+          rel_activation="relu", symmetric_rels=False)
+ra = randomize(RelationalAttention(**kw))
+x, s = torch.randn(2, 12, 64), torch.randn(2, 12, 64)
+m = dat.compile(ra, kwargs=kw, inputs={"x": x, "symbols": s})
+with torch.no_grad():
+    want = ra(x, s)[0]
+check("RelationalAttention y", m(x=x, symbols=s), want)
+# A batch of one and of three from the same program (compiled for two).
+with torch.no_grad():
+    check("RelationalAttention batch 1", m(x=x[:1], symbols=s[:1]),
+          ra(x[:1], s[:1])[0])
+    x3, s3 = torch.randn(3, 12, 64), torch.randn(3, 12, 64)
+    check("RelationalAttention batch 3", m(x=x3, symbols=s3), ra(x3, s3)[0])
+
+# Dual attention.
+from dual_attention.dual_attention import DualAttention
+kw = dict(d_model=64, n_heads_sa=2, n_heads_ra=2, dropout=0.0,
+          sa_kwargs=dict(), ra_kwargs=dict(rel_activation="identity"))
+da = randomize(DualAttention(**kw))
+m = dat.compile(da, kwargs=kw, inputs={"x": x, "symbols": s})
+with torch.no_grad():
+    check("DualAttention y", m(x=x, symbols=s), da(x, s)[0])
+
+# The DAT language model through the hub mixin (its kwargs are kept):
+# one compile, two batch sizes and two sequence lengths; greedy generation.
+from dual_attention.hf import DualAttnTransformerLM_HFHub
+kw = dict(vocab_size=97, d_model=64, n_layers=2, n_heads_sa=2, n_heads_ra=2,
+          symbol_retrieval="symbolic_attention",
+          symbol_retrieval_kwargs=dict(d_model=64, n_heads=4, n_symbols=16),
+          dff=128, dropout_rate=0.0, activation="swiglu", norm_first=True,
+          max_block_size=32, pos_enc_type="RoPE")
+lm = randomize(DualAttnTransformerLM_HFHub(**kw))
+m = dat.compile(lm, batch=2)
+for b, t in ((2, 32), (1, 9), (3, 20)):
+    idx = torch.randint(0, 97, (b, t))
+    with torch.no_grad():
+        want = lm(idx)[0]
+    check("DualAttnTransformerLM logits batch %d length %d" % (b, t),
+          m(idx=idx), want)
+prompt = torch.randint(0, 97, (2, 5))
+got = m.generate(prompt, 8)
+with torch.no_grad():
+    seq = prompt
+    for _ in range(8):  # the reference's greedy argmax, one token at a time
+        seq = torch.cat([seq, lm(seq)[0][:, -1].argmax(-1, keepdim=True)], 1)
+ok = torch.equal(got, seq)
+print("%s DualAttnTransformerLM generate 8 tokens: %s" % (
+    "ok" if ok else "FAIL", got[0, 5:].tolist()))
+if not ok:
+    print("  reference: %s" % seq[0, 5:].tolist())
+    failures.append("generate")
+
+# A bfloat16 checkpoint: converted to the program's float32; the reference
+# is the float32 model with the bf16-rounded weights (its buffers, e.g.
+# RoPE's, stay float32 as dat computes them).
+import copy
+lm16 = copy.deepcopy(lm).to(torch.bfloat16)
+m16 = dat.compile(lm16)
+ref = copy.deepcopy(lm)
+ref.load_state_dict({k: v.float() for k, v in lm16.state_dict().items()})
+idx = torch.randint(0, 97, (1, 32))
+with torch.no_grad():
+    check("bf16 checkpoint", m16(idx), ref(idx)[0])
+
+# The LM saved with save_pretrained, compiled from the folder.
+import tempfile
+with tempfile.TemporaryDirectory() as d:
+    lm.save_pretrained(d)
+    m2 = dat.compile(d)
+    idx = torch.randint(0, 97, (1, 32))
+    with torch.no_grad():
+        check("save_pretrained folder", m2(idx), lm(idx)[0])
+    m2.save(d + "/compiled")
+    m3 = dat.load(d + "/compiled")
+    check("saved and loaded", m3(idx), lm(idx)[0])
+
+# Vision DAT.
+from dual_attention.vision_models import VisionDualAttnTransformer
+kw = dict(image_shape=(3, 16, 16), patch_size=(4, 4), num_classes=10,
+          d_model=64, n_layers=2, n_heads_sa=2, n_heads_ra=2, dff=128,
+          dropout_rate=0.0, activation="gelu", norm_first=True,
+          symbol_retrieval="position_relative",
+          symbol_retrieval_kwargs=dict(symbol_dim=64, max_rel_pos=17),
+          ra_kwargs=dict(symmetric_rels=True,
+                         use_relative_positional_symbols=True), pool="cls")
+vit = randomize(VisionDualAttnTransformer(**kw))
+m = dat.compile(vit, kwargs=kw, batch=2)
+img = torch.randn(2, 3, 16, 16)
+with torch.no_grad():
+    check("VisionDualAttnTransformer logits", m(image=img), vit(img))
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
