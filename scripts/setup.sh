@@ -5,7 +5,7 @@ set -euo pipefail
 
 required=(cmake ninja-build g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libgtest-dev libgmock-dev libopenblas-dev
-          libomp-22-dev)
+          libomp-22-dev python3-numpy python3-venv)
 # Optional: a faster rebuild (ccache), clang-22 for the fuzzers and sanitizers,
 # lld for fast links, clang-format for the style check, libFuzzer (clang-rt)
 # for the coverage-guided fuzzers, PyTorch for the benchmark baselines' check

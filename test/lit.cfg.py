@@ -120,7 +120,8 @@ _python_feature("torch", "torch", None,
 # The Python package (python/dat): `numpy` for its numpy-only tests
 # (%numpy_python); `dat-reference` for the tests against the real reference
 # modules, a Python with torch and dual-attention 0.0.7 (DAT_REFERENCE_PYTHON,
-# else the benchmark venv scripts/bench-venv.sh makes, %reference_python).
+# else the venv scripts/reference-venv.sh makes (scripts/test.sh runs it),
+# else the benchmark venv; %reference_python).
 config.substitutions.append(("%dat_python_path",
                              os.path.join(config.dat_src_root, "python")))
 config.substitutions.append(("%dat_tools", config.dat_tools_dir))
@@ -130,19 +131,20 @@ _python_feature("numpy", "numpy", None,
 
 def _reference_python():
     import subprocess
-    venv = os.path.join(config.dat_obj_root, "bench-venv", "bin", "python")
-    for candidate in (os.environ.get("DAT_REFERENCE_PYTHON"), venv):
+    venvs = [os.path.join(config.dat_obj_root, v, "bin", "python")
+             for v in ("reference-venv", "bench-venv")]
+    for candidate in [os.environ.get("DAT_REFERENCE_PYTHON")] + venvs:
         if candidate and os.path.exists(candidate) and subprocess.run(
-                [candidate, "-c", "import torch, dual_attention, huggingface_hub"],
+                [candidate, "-c",
+                 "import torch, dual_attention, huggingface_hub, jinja2"],
                 capture_output=True).returncode == 0:
             config.available_features.add("dat-reference")
             config.substitutions.append(("%reference_python", candidate))
             return
     lit_config.note("no Python with torch and dual-attention 0.0.7: the "
                     "package's tests against the reference are UNSUPPORTED "
-                    "(scripts/bench-venv.sh, then pip install "
-                    "dual-attention==0.0.7 einops huggingface_hub into it, "
-                    "or DAT_REFERENCE_PYTHON=python-with-them)")
+                    "(scripts/reference-venv.sh makes one, or "
+                    "DAT_REFERENCE_PYTHON=python-with-them)")
 
 
 _reference_python()

@@ -12,6 +12,26 @@ import torch
 
 import dat
 
+if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+    # torch < 2.0 (Debian's 1.13): the reference calls SDPA; its math form,
+    # as the golden cases' generation shimmed it.
+    def _sdpa(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+              scale=None):
+        assert dropout_p == 0.0
+        scale = q.shape[-1] ** -0.5 if scale is None else scale
+        s = q @ k.transpose(-2, -1) * scale
+        if is_causal:
+            keep = torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool,
+                              device=s.device).tril()
+            s = s.masked_fill(~keep, float("-inf"))
+        if attn_mask is not None:
+            s = s.masked_fill(~attn_mask, float("-inf")) \
+                if attn_mask.dtype == torch.bool else s + attn_mask
+        return torch.softmax(s, -1) @ v
+    torch.nn.functional.scaled_dot_product_attention = _sdpa
+    print("note: torch %s has no scaled_dot_product_attention; its math form "
+          "stands in" % torch.__version__)
+
 torch.manual_seed(0)
 failures = []
 
