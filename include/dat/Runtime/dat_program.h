@@ -17,7 +17,10 @@
  *
  * Every function that can fail returns 0 (or a non-NULL pointer) on
  * success and -1 (NULL) on failure; dat_program_last_error() then says
- * why, naming the tensor and element at fault.
+ * why, naming the tensor and element at fault. A GPU program checks the
+ * driver and device at create; an error of the GPU itself during a call
+ * (a failed launch, out of device memory) still ends the process with its
+ * message, as it does the program executable.
  *
  *===----------------------------------------------------------------------===*/
 

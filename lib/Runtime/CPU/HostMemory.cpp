@@ -91,6 +91,8 @@ const void *visibleToProgram(const void *host, size_t bytes) {
 
 bool argumentsOnDevice() { return false; }
 
+void checkDevice() {}
+
 void freeProgramBuffer(void *buffer) { _mlir_memref_to_llvm_free(buffer); }
 
 const void *hostView(const void *, const void *buffer, size_t) {

@@ -36,15 +36,37 @@ static void resolve(void *lib, Fn &fn, const char *name) {
   resolve(lib, fn, name, "the CUDA driver (libcuda.so.1)");
 }
 
+static std::string cannotLoad(const char *why) {
+  return std::string("this program runs on an NVIDIA GPU, but the CUDA "
+                     "driver library libcuda.so.1 cannot be loaded") +
+         (why ? std::string(" (") + why + ")" : std::string()) +
+         "; is this a machine with an NVIDIA GPU and its driver installed?";
+}
+
+static const char *kNoDevice = "this program runs on an NVIDIA GPU, but the "
+                               "CUDA driver finds none (CUDA_ERROR_NO_DEVICE)";
+
+std::string unusableDriver() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return cannotLoad(dlerror());
+  auto init = reinterpret_cast<CUresult (*)(unsigned)>(dlsym(lib, "cuInit"));
+  if (!init)
+    return "the CUDA driver (libcuda.so.1) has no 'cuInit'";
+  CUresult r = init(0);
+  if (r == 100 /*CUDA_ERROR_NO_DEVICE*/)
+    return kNoDevice;
+  if (r != 0)
+    return "this program runs on an NVIDIA GPU, but cuInit failed (CUDA "
+           "error " +
+           std::to_string(r) + ")";
+  return "";
+}
+
 static Driver load() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char *why = dlerror();
-    die(std::string("this program runs on an NVIDIA GPU, but the CUDA driver "
-                    "library libcuda.so.1 cannot be loaded") +
-        (why ? std::string(" (") + why + ")" : std::string()) +
-        "; is this a machine with an NVIDIA GPU and its driver installed?");
-  }
+  if (!lib)
+    die(cannotLoad(dlerror()));
   Driver d;
   resolve(lib, d.cuInit, "cuInit");
   resolve(lib, d.cuDeviceGet, "cuDeviceGet");
@@ -98,8 +120,7 @@ const Driver &driver() {
     const Driver &drv = loaded();
     CUresult init = drv.cuInit(0);
     if (init == 100 /*CUDA_ERROR_NO_DEVICE*/)
-      die("this program runs on an NVIDIA GPU, but the CUDA driver finds "
-          "none (CUDA_ERROR_NO_DEVICE)");
+      die(kNoDevice);
     check(init, "cuInit");
     int device = 0;
     check(drv.cuDeviceGet(&device, 0), "cuDeviceGet", "device 0");

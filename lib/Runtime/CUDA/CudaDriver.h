@@ -57,6 +57,9 @@ struct Driver {
 /// on first use. Without a usable driver or GPU the program exits with a
 /// message saying so.
 const Driver &driver();
+/// Why the driver cannot be used ("" if it can): what `driver()` would die
+/// of, for callers that report errors instead (the C API).
+std::string unusableDriver();
 
 /// Exits the program with "dat: <message>", after flushing everything the
 /// program wrote (stdout included).

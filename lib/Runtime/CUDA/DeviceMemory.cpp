@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Program/MemoryStats.h"
+#include "../Program/Program.h"
 #include "../Program/ProgramMemory.h"
 #include "CudaDriver.h"
 
@@ -61,6 +62,12 @@ const void *visibleToProgram(const void *host, size_t bytes) {
 }
 
 bool argumentsOnDevice() { return true; }
+
+void checkDevice() {
+  std::string why = cuda::unusableDriver();
+  if (!why.empty())
+    throw Failure(why);
+}
 
 void freeProgramBuffer(void *buffer) {
   // A result the program allocated (device or managed) goes back to the

@@ -11,6 +11,7 @@
 #include "dat/Runtime/dat_program.h"
 
 #include "Program.h"
+#include "ProgramMemory.h"
 
 #include "dat/Runtime/ProgramABI.h"
 
@@ -83,6 +84,7 @@ dat_program *dat_program_create(const char *weightsPath, unsigned flags) {
     if (flags & ~DAT_PROGRAM_ALLOW_NONFINITE)
       fail("dat_program_create: unknown flags " + std::to_string(flags));
     program->allowNonFinite = flags & DAT_PROGRAM_ALLOW_NONFINITE;
+    checkDevice();
     std::string error;
     if (!dat::json::parse(dat_manifest, program->manifest, error))
       fail("corrupt manifest: " + error);

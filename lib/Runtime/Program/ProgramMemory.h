@@ -24,6 +24,11 @@ const void *visibleToProgram(const void *host, size_t bytes);
 /// (the GPU runtime), as opposed to the runtime's own buffers (the CPU).
 bool argumentsOnDevice();
 
+/// Checks that the device the program runs on can be used, failing (with
+/// `fail`) if not: the C API reports this instead of the process ending at
+/// the first call. Nothing to check on the CPU.
+void checkDevice();
+
 /// Frees a buffer the compiled code allocated and returned.
 void freeProgramBuffer(void *buffer);
 
