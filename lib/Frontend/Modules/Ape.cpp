@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ApePositions.h"
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
@@ -141,6 +142,13 @@ struct ApeSetup {
   std::shared_ptr<const std::vector<RotaryForm>> forms;
   Value cos, sin;
   int64_t axes = 1;
+  /// call.distance_decay: base^dist per pair, computed per tile.
+  std::optional<ApeDecay> decay;
+  /// The attention's per-pair score scale: the mediator input, or the
+  /// decay (built here, at each attention, so that it is tiled there).
+  Value scoreScale(ModelBuilder &mb) const {
+    return mediator ? mediator : decay ? decay->decayAt(mb) : Value();
+  }
 
   /// Reads the optional mediator and key mask; false after an error.
   bool finishInputs(ModelBuilder &mb, int64_t B, int64_t L);
@@ -290,13 +298,27 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
   std::optional<int64_t> size = sizeV ? sizeV->getAsInteger() : std::nullopt;
   if (mb.failed())
     return std::nullopt;
-  if (!size || *size < 1 || *size > (1 << 20)) {
+  // Trees need no table: without precompute_size the program computes each
+  // node's map from its path.
+  bool atRunTime = tree && !sizeV;
+  if (!atRunTime && (!size || *size < 1 || *size > (1 << 20))) {
     mb.error(mb.config.path +
              ": call.precompute_size: expected an integer in "
              "[1, 2^20] (" +
-             (tree ? "the largest tree node id" : "the largest position") +
+             (tree ? "the largest tree node id; or none: the maps from the "
+                     "paths at run time"
+                   : "the largest position") +
              ")");
     return std::nullopt;
+  }
+  std::optional<double> decayBase;
+  if (const json::Value *dv = mb.config.call.get("distance_decay")) {
+    decayBase = dv->getAsNumber();
+    if (!decayBase || !(*decayBase > 0 && *decayBase <= 1)) {
+      mb.error(mb.config.path + ": call.distance_decay: expected a number in "
+                                "(0, 1] (the models' 0.98)");
+      return std::nullopt;
+    }
   }
   if (grid && axes != 2) {
     mb.error(mb.config.path + ": kwargs.positional_encoder.num_axes: the "
@@ -342,12 +364,31 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
       return std::nullopt;
     }
     // Tree positions <= 0 are the root (SOS, padding); sequence and grid
-    // positions index the table like Python, negative from the end.
-    mb.inputRange(
-        pos, tree ? std::numeric_limits<int64_t>::min() : -(*size + 1), *size);
+    // positions index the table like Python, negative from the end. Without
+    // a table, tree nodes go as deep as the reference's paths (16).
+    mb.inputRange(pos,
+                  tree ? std::numeric_limits<int64_t>::min() : -(*size + 1),
+                  atRunTime ? maxTreeNode(branching) : *size);
     positions.push_back(p);
   }
   setup.axes = positions.size();
+  if (decayBase) {
+    if (mb.hasInput("mediator")) {
+      mb.error(mb.config.path + ": call.distance_decay: the config also "
+                                "declares inputs.mediator; give one of them");
+      return std::nullopt;
+    }
+    setup.decay = ApeDecay::make(mb,
+                                 tree   ? ApeDistance::Tree
+                                 : grid ? ApeDistance::Grid
+                                        : ApeDistance::Sequence,
+                                 *decayBase, positions, branching);
+  }
+  if (atRunTime) {
+    setup.maps.push_back(
+        treeMapsAtRunTime(mb, positions[0], branching, heads, mapDim));
+    return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
+  }
 
   if (!tree && !mb.config.generalOrthogonalMaps)
     useRotaryForm(mb, setup, positions, *size);
@@ -467,14 +508,15 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
   FloatAttr fill = mb.b.getF32FloatAttr(-1e10f);
   Value o = mlir::dat::AttentionOp::create(
       mb.b, mb.loc, mb.emptyLike({B, heads, L, dh}).getType(), q, k, v,
-      /*mask=*/Value(), setup.keyMask, setup.mediator,
+      /*mask=*/Value(), setup.keyMask, setup.scoreScale(mb),
       /*query_offset=*/Value(), mb.emptyLike({B, heads, L, dh}),
       mb.b.getF32FloatAttr(scale), fill, /*causal=*/false);
   if (scores) {
     Value init = mb.emptyLike({B, heads, L, L});
     Value s = mlir::dat::AttentionWeightsOp::create(
         mb.b, mb.loc, init.getType(), q, k, Value(), setup.keyMask,
-        setup.mediator, Value(), init, mb.b.getF32FloatAttr(scale), fill, false,
+        setup.scoreScale(mb), Value(), init, mb.b.getF32FloatAttr(scale), fill,
+        false,
         /*logits=*/true);
     *scores = transpose(mb, s, {0, 2, 3, 1});
   }

@@ -67,7 +67,7 @@ def main():
     W, io, res = load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4])
     kind, body = cfg["module"].split(" + ")
     pe = cfg["kwargs"]["positional_encoder"]
-    size = cfg["call"]["precompute_size"]
+    size = cfg["call"].get("precompute_size")  # trees: none needed
     H, md = pe["num_heads"], pe["dim"]
     prims = W["positional_encoder._primitives"][1]
     (B, L, D), xs = io["input.x"][0], io["input.x"][1]
@@ -103,6 +103,36 @@ def main():
 
     mediator = io.get("input.mediator")
     key_mask = io.get("input.key_mask")
+    decay = cfg["call"].get("distance_decay")
+    if decay is not None:
+        # The models' 0.98^dist (spec §9.5), from the positions, as the
+        # mediator [1|B, L, L, 1, 1] would hold it.
+        vals = {n: io["input." + n] for n in pos_names}
+        pb = vals[pos_names[0]][0][0]
+        row = lambda n, b: vals[n][1][b * L:(b + 1) * L]
+        if kind == "Branching":
+            bf = pe["branching_factor"]
+            every = vals["positions"][1]
+            T = max(len(tree_path(p, bf)) for p in every)
+            word = lambda p: tree_path(p, bf) + [bf] * (T - len(tree_path(p, bf)))
+
+            def dist(b, i, j):
+                u, v = word(row("positions", b)[i]), word(row("positions", b)[j])
+                cpl = 0
+                while cpl < T and u[cpl] == v[cpl]:
+                    cpl += 1
+                return 2 * T - 2 * cpl
+        elif kind == "Grid":
+            def dist(b, i, j):
+                dx = row("x_pos", b)[i] - row("x_pos", b)[j]
+                dy = row("y_pos", b)[i] - row("y_pos", b)[j]
+                return math.floor(math.sqrt(dx * dx + dy * dy))
+        else:
+            def dist(b, i, j):
+                return abs(row("positions", b)[i] - row("positions", b)[j])
+        mediator = ((pb, L, L, 1, 1),
+                    [decay ** dist(b, i, j) for b in range(pb)
+                     for i in range(L) for j in range(L)])
 
     def rotate(vec, b, i, h):  # vec: head h's dh features
         out = []

@@ -76,7 +76,8 @@ int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
 /// projection (a GEMM) is not: fused into key blocks it would be recomputed
 /// for every query tile.
 bool isPrologue(Operation *op) {
-  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op);
+  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op) ||
+         (op && op->hasAttr(kRecomputePerTileAttr));
 }
 
 } // namespace
@@ -114,6 +115,13 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
         rewriter.modifyOpInPlace(tiled, [&] { init.set(fresh); });
       }
     }
+    // A tile of a per-pair producer is sliced again by the key loop: fuse
+    // it there too, so that only [query block, key block] tiles exist.
+    for (Operation *tiled : fused->tiledOps)
+      if (tiled->hasAttr(kRecomputePerTileAttr))
+        for (Operation *user : tiled->getUsers())
+          if (auto next = dyn_cast<tensor::ExtractSliceOp>(user))
+            worklist.push_back(next);
     // Follow the tiled op's inputs; its destination may be a slice of the
     // producer's own result, which must not be fused again.
     for (Operation *generated : fused->generatedSlices)

@@ -16,4 +16,13 @@
 
 #include "dat/Dialect/Dat/IR/DatDialect.h.inc"
 
+namespace mlir::dat {
+/// A unit attribute on an elementwise linalg op whose operands are small
+/// (per position) and whose result is large (per pair: APE's distance
+/// decay): dat-tile-attention computes it per tile where the attention
+/// tiles slice it, so that the whole result never exists.
+inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
+    "dat.recompute_per_tile";
+} // namespace mlir::dat
+
 #endif // DAT_DIALECT_DAT_IR_DATDIALECT_H

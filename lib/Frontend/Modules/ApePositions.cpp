@@ -1,0 +1,424 @@
+//===- ApePositions.cpp - APE's maps and distances from positions ---------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// Tree maps and the models' distance decay (spec §9.2, §9.5) computed by
+// the program from the positions it is given: no table bounded at compile
+// time, and no N×N tensor — the per-pair decay is a cheap elementwise op
+// the flash tiling recomputes per tile (`dat.recompute_per_tile`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ApePositions.h"
+
+#include "dat/Dialect/Dat/IR/DatDialect.h"
+#include "dat/Frontend/OrthogonalMaps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace dat {
+
+int64_t maxTreeNode(int64_t branching) {
+  // Nodes of depth <= 16: 1 + bf + ... + bf^16; the largest id is one less.
+  int64_t total = 0, level = 1;
+  for (int64_t depth = 0; depth <= kMaxTreeDepth; ++depth) {
+    if (total > std::numeric_limits<int64_t>::max() - level)
+      return std::numeric_limits<int64_t>::max();
+    total += level;
+    if (depth < kMaxTreeDepth) {
+      if (level > std::numeric_limits<int64_t>::max() / branching)
+        return std::numeric_limits<int64_t>::max();
+      level *= branching;
+    }
+  }
+  return total - 1;
+}
+
+namespace {
+using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic over `shape` (all parallel) writing `elt`, reading
+/// `inputs` through `maps` (of rank shape.size()).
+Value parallelGeneric(ModelBuilder &mb, ArrayRef<int64_t> shape, Type elt,
+                      ValueRange inputs, ArrayRef<AffineMap> maps,
+                      BodyFn body) {
+  unsigned rank = shape.size();
+  SmallVector<AffineMap> all(maps);
+  all.push_back(AffineMap::getMultiDimIdentityMap(rank, mb.b.getContext()));
+  Value init = tensor::EmptyOp::create(mb.b, mb.loc, shape, elt);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, init.getType(), inputs, ValueRange{init}, all,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, body(b, l, args));
+             })
+      .getResult(0);
+}
+
+AffineMap dims(ModelBuilder &mb, unsigned rank, ArrayRef<unsigned> which) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : which)
+    exprs.push_back(getAffineDimExpr(d, mb.b.getContext()));
+  return AffineMap::get(rank, 0, exprs, mb.b.getContext());
+}
+
+/// Integer arithmetic on i64 in a payload.
+struct I64 {
+  OpBuilder &b;
+  Location l;
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, l, v, 64); }
+  Value gt0(Value v) {
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, v, c(0));
+  }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, y);
+  }
+  Value sel(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, l, cond, x, y);
+  }
+  Value index(unsigned dim) {
+    return arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                      linalg::IndexOp::create(b, l, dim));
+  }
+  /// The node of a position: <= 0 is the root.
+  Value node(Value p) { return arith::MaxSIOp::create(b, l, p, c(0)); }
+  /// The parent of node m (the root stays the root); (m - 1) / bf is only
+  /// selected where m > 0, so its operands are non-negative.
+  Value parent(Value m, int64_t bf) {
+    Value up = arith::DivSIOp::create(
+        b, l, arith::SubIOp::create(b, l, m, c(1)), c(bf));
+    return sel(gt0(m), up, c(0));
+  }
+  /// The branch taken into node m > 0 from its parent.
+  Value branch(Value m, int64_t bf) {
+    return arith::RemSIOp::create(b, l, arith::SubIOp::create(b, l, m, c(1)),
+                                  c(bf));
+  }
+  /// m_0 = node, m_{k+1} = parent(m_k): the node's ancestors k steps up,
+  /// for k = 0..kMaxTreeDepth (the last is the root for every valid node).
+  SmallVector<Value> chain(Value node, int64_t bf) {
+    SmallVector<Value> m = {node};
+    for (int64_t k = 0; k < kMaxTreeDepth; ++k)
+      m.push_back(parent(m.back(), bf));
+    return m;
+  }
+  /// The node's depth: the steps up that are not yet at the root.
+  Value depth(ArrayRef<Value> chain) {
+    Value d = c(0);
+    for (int64_t k = 0; k < kMaxTreeDepth; ++k)
+      d = arith::AddIOp::create(
+          b, l, d, arith::ExtUIOp::create(b, l, b.getI64Type(), gt0(chain[k])));
+    return d;
+  }
+};
+} // namespace
+
+Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
+                        int64_t heads, int64_t d) {
+  auto pt = cast<RankedTensorType>(positions.getType());
+  int64_t Bp = pt.getDimSize(0), L = pt.getDimSize(1);
+  // P_bᵀ for the branches, computed at compile time from the primitives
+  // (only the first `branching` are used, shared by the heads).
+  Value branchMaps = mb.derivedWeight(
+      "positional_encoder.branch_maps_t", {branching, d, d},
+      {{"positional_encoder._primitives", {branching * heads + 1, d, d}}},
+      [branching, d](const std::vector<const float *> &in, float *out) {
+        for (int64_t br = 0; br < branching; ++br) {
+          std::vector<double> w = skewExpm(in[0] + br * d * d, d);
+          for (int64_t i = 0; i < d; ++i)
+            for (int64_t j = 0; j < d; ++j)
+              out[(br * d + i) * d + j] = static_cast<float>(w[j * d + i]);
+        }
+      });
+  Value identity = mb.weight("positional_encoder.identity", {1, 1, d, d});
+  if (mb.failed())
+    return {};
+  Type i64 = mb.b.getI64Type(), f32 = mb.b.getF32Type();
+
+  // syms[b, l, t]: the branch taken into the node's ancestor at depth t + 1
+  // (root first), -1 below the node.
+  Value syms = parallelGeneric(
+      mb, {Bp, L, kMaxTreeDepth}, i64, positions, {dims(mb, 3, {0, 1})},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        I64 a{b, l};
+        SmallVector<Value> m = a.chain(a.node(args[0]), branching);
+        // Ancestor k steps up is at depth (depth - k): t = depth - 1 - k.
+        Value k = arith::SubIOp::create(
+            b, l, arith::SubIOp::create(b, l, a.depth(m), a.c(1)), a.index(2));
+        Value sym = a.c(-1);
+        for (int64_t s = 0; s < kMaxTreeDepth; ++s)
+          sym = a.sel(a.eq(k, a.c(s)), a.branch(m[s], branching), sym);
+        return sym;
+      });
+  MLIRContext *ctx = mb.b.getContext();
+  auto flat = RankedTensorType::get({Bp * L, d, d}, f32);
+  Value flatSyms = tensor::CollapseShapeOp::create(
+      mb.b, mb.loc, RankedTensorType::get({Bp * L, kMaxTreeDepth}, i64), syms,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  // X = Id (the module's frozen identity, the table's maps[0]), then
+  // X ← X · P_{b_t}ᵀ down the path: M = Id · P_{b_1}ᵀ ⋯ P_{b_t}ᵀ. A loop, so
+  // that only two [N, d, d] buffers exist at a time.
+  Value x =
+      linalg::GenericOp::create(
+          mb.b, mb.loc, TypeRange{flat}, ValueRange{identity},
+          ValueRange{
+              tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32)},
+          ArrayRef<AffineMap>{AffineMap::get(3, 0,
+                                             {getAffineConstantExpr(0, ctx),
+                                              getAffineConstantExpr(0, ctx),
+                                              getAffineDimExpr(1, ctx),
+                                              getAffineDimExpr(2, ctx)},
+                                             ctx),
+                              AffineMap::getMultiDimIdentityMap(3, ctx)},
+          SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(b, l, args[0]);
+          })
+          .getResult(0);
+  // Two steps per iteration, ping-ponging between two buffers (each step
+  // writes the buffer the one before read), so that bufferization reuses
+  // them in place.
+  Value lo = arith::ConstantIndexOp::create(mb.b, mb.loc, 0);
+  Value hi = arith::ConstantIndexOp::create(mb.b, mb.loc, kMaxTreeDepth);
+  Value two = arith::ConstantIndexOp::create(mb.b, mb.loc, 2);
+  Value spare = tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32);
+  auto step = [&](OpBuilder &b, Location l, Value from, Value into, Value t) {
+    Value zero = arith::ConstantFloatOp::create(b, l, cast<FloatType>(f32),
+                                                APFloat(0.0f));
+    Value acc =
+        linalg::FillOp::create(b, l, zero, ValueRange{into}).getResult(0);
+    AffineExpr n = getAffineDimExpr(0, ctx), i = getAffineDimExpr(1, ctx),
+               j = getAffineDimExpr(2, ctx), r = getAffineDimExpr(3, ctx);
+    return linalg::GenericOp::create(
+               b, l, TypeRange{flat}, ValueRange{from}, ValueRange{acc},
+               ArrayRef<AffineMap>{AffineMap::get(4, 0, {n, i, r}, ctx),
+                                   AffineMap::get(4, 0, {n, i, j}, ctx)},
+               {utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::parallel, utils::IteratorType::reduction},
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 I64 a{nb, nl};
+                 Value sym = tensor::ExtractOp::create(
+                     nb, nl, flatSyms,
+                     ValueRange{linalg::IndexOp::create(nb, nl, 0), t});
+                 Value rIdx = linalg::IndexOp::create(nb, nl, 3);
+                 Value jIdx = linalg::IndexOp::create(nb, nl, 2);
+                 Value at = arith::IndexCastOp::create(
+                     nb, nl, nb.getIndexType(),
+                     arith::MaxSIOp::create(nb, nl, sym, a.c(0)));
+                 Value p = tensor::ExtractOp::create(
+                     nb, nl, branchMaps, ValueRange{at, rIdx, jIdx});
+                 // Below the node: the identity.
+                 Value diag = arith::CmpIOp::create(
+                     nb, nl, arith::CmpIPredicate::eq, rIdx, jIdx);
+                 Value id = arith::SelectOp::create(
+                     nb, nl, diag,
+                     arith::ConstantFloatOp::create(
+                         nb, nl, cast<FloatType>(f32), APFloat(1.0f)),
+                     arith::ConstantFloatOp::create(
+                         nb, nl, cast<FloatType>(f32), APFloat(0.0f)));
+                 Value past = arith::CmpIOp::create(
+                     nb, nl, arith::CmpIPredicate::slt, sym, a.c(0));
+                 Value factor = arith::SelectOp::create(nb, nl, past, id, p);
+                 Value prod = arith::MulFOp::create(nb, nl, args[0], factor);
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     arith::AddFOp::create(nb, nl, args[1], prod).getResult());
+               })
+        .getResult(0);
+  };
+  auto loop = scf::ForOp::create(
+      mb.b, mb.loc, lo, hi, two, ValueRange{x, spare},
+      [&](OpBuilder &b, Location l, Value t, ValueRange iter) {
+        Value t1 = arith::AddIOp::create(
+            b, l, t, arith::ConstantIndexOp::create(b, l, 1));
+        Value y = step(b, l, iter[0], iter[1], t);
+        Value x2 = step(b, l, y, iter[0], t1);
+        scf::YieldOp::create(b, l, ValueRange{x2, y});
+      });
+  return tensor::ExpandShapeOp::create(
+      mb.b, mb.loc, RankedTensorType::get({Bp, L, 1, d, d}, f32),
+      loop.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+}
+
+ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
+                        ArrayRef<Value> positions, int64_t branching) {
+  ApeDecay decay;
+  decay.kind = kind;
+  decay.base = base;
+  decay.branching = branching;
+  decay.positions.assign(positions.begin(), positions.end());
+  if (kind != ApeDistance::Tree)
+    return decay;
+  Value p = positions.front();
+  auto pt = cast<RankedTensorType>(p.getType());
+  int64_t Bp = pt.getDimSize(0), L = pt.getDimSize(1);
+  Type i64 = mb.b.getI64Type();
+  decay.node = parallelGeneric(mb, {Bp, L}, i64, p, {dims(mb, 2, {0, 1})},
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 return I64{b, l}.node(args[0]);
+                               });
+  // ancestors[b, l, t]: the node's ancestor at depth t + 1, -1 deeper than
+  // the node.
+  decay.ancestors = parallelGeneric(
+      mb, {Bp, L, kMaxTreeDepth}, i64, p, {dims(mb, 3, {0, 1})},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        I64 a{b, l};
+        SmallVector<Value> m = a.chain(a.node(args[0]), branching);
+        Value target = arith::SubIOp::create(
+            b, l, a.depth(m), arith::AddIOp::create(b, l, a.index(2), a.c(1)));
+        Value anc = a.c(-1);
+        for (int64_t k = 0; k < kMaxTreeDepth; ++k)
+          anc = a.sel(a.eq(target, a.c(k)), m[k], anc);
+        return anc;
+      });
+  // T: the longest path among all the positions of the call.
+  Value depths =
+      parallelGeneric(mb, {Bp, L}, i64, p, {dims(mb, 2, {0, 1})},
+                      [&](OpBuilder &b, Location l, ValueRange args) {
+                        I64 a{b, l};
+                        return a.depth(a.chain(a.node(args[0]), branching));
+                      });
+  Value zero = arith::ConstantIntOp::create(mb.b, mb.loc, 0, 64);
+  Value init =
+      linalg::FillOp::create(mb.b, mb.loc, zero,
+                             ValueRange{tensor::EmptyOp::create(
+                                 mb.b, mb.loc, ArrayRef<int64_t>{}, i64)})
+          .getResult(0);
+  decay.longest =
+      linalg::ReduceOp::create(
+          mb.b, mb.loc, ValueRange{depths}, ValueRange{init},
+          ArrayRef<int64_t>{0, 1},
+          [](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                b, l,
+                arith::MaxSIOp::create(b, l, args[0], args[1]).getResult());
+          })
+          .getResult(0);
+  return decay;
+}
+
+Value ApeDecay::decayAt(ModelBuilder &mb) const {
+  Value first = positions.front();
+  auto pt = cast<RankedTensorType>(first.getType());
+  int64_t Bp = pt.getDimSize(0), L = pt.getDimSize(1);
+  Type f32 = mb.b.getF32Type();
+  AffineMap at_i = dims(mb, 3, {0, 1}), at_j = dims(mb, 3, {0, 2});
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (kind == ApeDistance::Tree) {
+    inputs = {node, node, longest};
+    maps = {at_i, at_j, AffineMap::get(3, 0, {}, mb.b.getContext())};
+  } else {
+    for (Value p : positions) {
+      inputs.append({p, p});
+      maps.append({at_i, at_j});
+    }
+  }
+  Value ancestorsV = ancestors;
+  ApeDistance k = kind;
+  float lnBaseF = static_cast<float>(std::log(base));
+  Value powers;
+  if (kind == ApeDistance::Tree) {
+    SmallVector<float> table;
+    for (int64_t s = 0; s <= 2 * kMaxTreeDepth; ++s)
+      table.push_back(static_cast<float>(std::pow(base, double(s))));
+    auto type = RankedTensorType::get({int64_t(table.size())}, f32);
+    powers = arith::ConstantOp::create(
+        mb.b, mb.loc, type, DenseElementsAttr::get(type, ArrayRef(table)));
+  }
+  Value out = parallelGeneric(
+      mb, {Bp, L, L}, f32, inputs, maps,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        I64 a{b, l};
+        Value dist; // f32
+        auto toF = [&](Value v) {
+          return arith::SIToFPOp::create(b, l, b.getF32Type(), v);
+        };
+        if (k == ApeDistance::Sequence) {
+          Value diff = arith::SubIOp::create(b, l, args[0], args[1]);
+          dist = toF(math::AbsIOp::create(b, l, diff));
+        } else if (k == ApeDistance::Grid) {
+          Value dx = toF(arith::SubIOp::create(b, l, args[0], args[1]));
+          Value dy = toF(arith::SubIOp::create(b, l, args[2], args[3]));
+          Value sq =
+              arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, dx, dx),
+                                    arith::MulFOp::create(b, l, dy, dy));
+          dist = math::FloorOp::create(b, l, math::SqrtOp::create(b, l, sq));
+        } else {
+          // cpl: the depths at which both nodes have the same ancestor
+          // (their common path); equal nodes match in all T symbols.
+          Value bi = linalg::IndexOp::create(b, l, 0);
+          Value i = linalg::IndexOp::create(b, l, 1);
+          Value j = linalg::IndexOp::create(b, l, 2);
+          // The common ancestors are those at depths 1..depth(LCA): a
+          // prefix, so its length is found by bisection (5 probes).
+          auto common = [&](Value t) { // ancestors at depth t + 1 agree
+            Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), t);
+            Value ai = tensor::ExtractOp::create(b, l, ancestorsV,
+                                                 ValueRange{bi, i, at});
+            Value aj = tensor::ExtractOp::create(b, l, ancestorsV,
+                                                 ValueRange{bi, j, at});
+            return arith::AndIOp::create(
+                b, l, a.eq(ai, aj),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ai,
+                                      a.c(0)));
+          };
+          Value lo = a.c(0), hi = a.c(kMaxTreeDepth); // cpl in [lo, hi]
+          for (int64_t probe = 0; (int64_t(1) << probe) <= kMaxTreeDepth;
+               ++probe) {
+            Value mid = arith::DivSIOp::create(
+                b, l,
+                arith::AddIOp::create(b, l, arith::AddIOp::create(b, l, lo, hi),
+                                      a.c(1)),
+                a.c(2));
+            // mid >= 1 whenever lo < hi; clamp the probe for lo == hi == 0.
+            Value t = arith::MaxSIOp::create(
+                b, l, arith::SubIOp::create(b, l, mid, a.c(1)), a.c(0));
+            Value yes = arith::AndIOp::create(
+                b, l, common(t),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, lo, hi));
+            Value no = arith::AndIOp::create(
+                b, l,
+                arith::XOrIOp::create(b, l, common(t),
+                                      arith::ConstantIntOp::create(b, l, 1, 1)),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, lo, hi));
+            lo = a.sel(yes, mid, lo);
+            hi = a.sel(no, arith::SubIOp::create(b, l, mid, a.c(1)), hi);
+          }
+          Value two = a.c(2);
+          Value steps = arith::SubIOp::create(
+              b, l, arith::MulIOp::create(b, l, two, args[2]),
+              arith::MulIOp::create(b, l, two, lo));
+          steps = a.sel(a.eq(args[0], args[1]), a.c(0), steps);
+          // base^steps from a table of the 2·16 + 1 values steps can take,
+          // computed in double at compile time.
+          Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), steps);
+          return tensor::ExtractOp::create(b, l, powers, ValueRange{at})
+              .getResult();
+        }
+        // base^dist = exp(dist · ln base): math.exp is a polynomial on the
+        // CPU (vectorized), powf a libm call.
+        Value lnBase = arith::ConstantFloatOp::create(
+            b, l, cast<FloatType>(b.getF32Type()), APFloat(lnBaseF));
+        return math::ExpOp::create(b, l,
+                                   arith::MulFOp::create(b, l, dist, lnBase))
+            .getResult();
+      });
+  // Cheap and position-only: the flash tiling computes it per tile.
+  out.getDefiningOp()->setAttr(mlir::dat::kRecomputePerTileAttr,
+                               mb.b.getUnitAttr());
+  return out;
+}
+
+} // namespace dat

@@ -1,0 +1,61 @@
+//===- ApePositions.h - APE's maps and distances from positions -*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_FRONTEND_MODULES_APEPOSITIONS_H
+#define DAT_FRONTEND_MODULES_APEPOSITIONS_H
+
+#include "dat/Frontend/ModelBuilder.h"
+
+namespace dat {
+
+/// The deepest tree node the reference's path table holds (spec §9.2).
+inline constexpr int64_t kMaxTreeDepth = 16;
+
+/// The largest node id (0-based breadth-first) of depth <= kMaxTreeDepth in
+/// a complete `branching`-ary tree, capped at INT64_MAX.
+int64_t maxTreeNode(int64_t branching);
+
+/// APE's Branching maps computed at run time from the node `positions`
+/// [Bp, L] (int64; <= 0 is the root): M(n) = Id · P_{b_1}ᵀ ⋯ P_{b_t}ᵀ over
+/// the root-first path of node n, P_b = expm(A_b − A_bᵀ) of the first
+/// `branching` primitives, `Id` the module's frozen identity. Returns
+/// [Bp, L, 1, d, d] (one map shared by the heads). No table, no bound but
+/// the depth.
+mlir::Value treeMapsAtRunTime(ModelBuilder &mb, mlir::Value positions,
+                              int64_t branching, int64_t heads, int64_t d);
+
+/// How APE's models measure the distance between two positions (§9.5).
+enum class ApeDistance {
+  Sequence, // |p_i − p_j|
+  Grid,     // floor of the Euclidean distance of (x, y)
+  Tree,     // `steps`: 2T − 2·cpl of the padded paths (§9.2)
+};
+
+/// The small per-position tensors a distance needs, computed once; the
+/// per-pair decay itself is built at each attention (`decayAt`) so that the
+/// flash tiling computes it per tile, never as an N×N tensor.
+struct ApeDecay {
+  ApeDistance kind = ApeDistance::Sequence;
+  double base = 1.0;
+  // Sequence/grid: the positions [Bp, L] (grid: x then y). Tree: the node
+  // [Bp, L], its ancestors at depths 1..16 [Bp, L, 16] (-1 below the
+  // node), and T, the deepest path of the call (a 0-d tensor).
+  llvm::SmallVector<mlir::Value> positions;
+  mlir::Value node, ancestors, longest;
+  int64_t branching = 0;
+
+  /// Reads what `kind` needs from `positions` (one per axis).
+  static ApeDecay make(ModelBuilder &mb, ApeDistance kind, double base,
+                       llvm::ArrayRef<mlir::Value> positions,
+                       int64_t branching);
+  /// base^dist [Bp, L, L] (the attention's score_scale), marked for the
+  /// flash tiling to compute per tile.
+  mlir::Value decayAt(ModelBuilder &mb) const;
+};
+
+} // namespace dat
+
+#endif // DAT_FRONTEND_MODULES_APEPOSITIONS_H
