@@ -37,7 +37,9 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     the tile can see. With `fuse-prologues`, the rotations that produce the
     queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
     after them are fused into the tile loads: computed per query tile and key
-    block, never written whole. With `query-tile=0` the query tile is chosen
+    block, never written whole; so are elementwise producers marked
+    `dat.recompute_per_tile` (APE's per-pair distance decay, computed from
+    the positions), which would otherwise be N×N. With `query-tile=0` the query tile is chosen
     per op from its static shape: 64 rows, or 32 or 16 where that is what it
     takes to make `min-tiles` tiles (blocks for every SM of the GPU). The
     `*_weights` ops and `dat.relations`, whose results are N×N by

@@ -198,21 +198,23 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
                                                 APFloat(0.0f));
     Value acc =
         linalg::FillOp::create(b, l, zero, ValueRange{into}).getResult(0);
+    // Loops (n, i, r, j): the columns j innermost, contiguous in both the
+    // factor and the result, so that the loop vectorizes.
     AffineExpr n = getAffineDimExpr(0, ctx), i = getAffineDimExpr(1, ctx),
-               j = getAffineDimExpr(2, ctx), r = getAffineDimExpr(3, ctx);
+               r = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
     return linalg::GenericOp::create(
                b, l, TypeRange{flat}, ValueRange{from}, ValueRange{acc},
                ArrayRef<AffineMap>{AffineMap::get(4, 0, {n, i, r}, ctx),
                                    AffineMap::get(4, 0, {n, i, j}, ctx)},
                {utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::parallel, utils::IteratorType::reduction},
+                utils::IteratorType::reduction, utils::IteratorType::parallel},
                [&](OpBuilder &nb, Location nl, ValueRange args) {
                  I64 a{nb, nl};
                  Value sym = tensor::ExtractOp::create(
                      nb, nl, flatSyms,
                      ValueRange{linalg::IndexOp::create(nb, nl, 0), t});
-                 Value rIdx = linalg::IndexOp::create(nb, nl, 3);
-                 Value jIdx = linalg::IndexOp::create(nb, nl, 2);
+                 Value rIdx = linalg::IndexOp::create(nb, nl, 2);
+                 Value jIdx = linalg::IndexOp::create(nb, nl, 3);
                  Value at = arith::IndexCastOp::create(
                      nb, nl, nb.getIndexType(),
                      arith::MaxSIOp::create(nb, nl, sym, a.c(0)));

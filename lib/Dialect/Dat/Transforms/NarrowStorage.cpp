@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -68,6 +69,7 @@ private:
 
   LogicalResult visit(Operation *op);
   LogicalResult visitGeneric(linalg::GenericOp op);
+  LogicalResult visitLoop(scf::ForOp loop);
   void visitGenericBody(linalg::GenericOp op);
 
   FloatType narrow, wide;
@@ -232,9 +234,20 @@ LogicalResult Narrower::visit(Operation *op) {
     op->erase();
     return success();
   }
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return visitLoop(loop);
+  // Integer work (e.g. a linalg.reduce of tree depths) stays as it is.
+  auto isFloat = [&](Type t) {
+    Type et = getElementTypeOrSelf(t);
+    return et == wide || et == narrow;
+  };
+  if (llvm::none_of(op->getOperandTypes(), isFloat) &&
+      llvm::none_of(op->getResultTypes(), isFloat))
+    return success();
   if (op->getNumRegions() != 0)
     return op->emitOpError("dat-narrow-storage: unexpected op with regions "
-                           "(the pass handles the frontend's flat IR)");
+                           "(the pass handles the frontend's flat IR and "
+                           "scf.for)");
   if (auto call = dyn_cast<func::CallOp>(op)) {
     auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
         op, call.getCalleeAttr());
@@ -252,6 +265,34 @@ LogicalResult Narrower::visit(Operation *op) {
   return success();
 }
 
+LogicalResult Narrower::visitLoop(scf::ForOp loop) {
+  // A loop (APE's tree maps) computes in f32 as it is: the narrow tensors it
+  // reads, as operands or from above, are widened before it, and its
+  // results stay f32 (narrowed where a consumer reads them).
+  OpBuilder b(loop);
+  DenseMap<Value, Value> widened;
+  auto widen = [&](OpOperand &use) {
+    auto t = dyn_cast<RankedTensorType>(use.get().getType());
+    if (!t || t.getElementType() != narrow)
+      return;
+    Value &w = widened[use.get()];
+    if (!w)
+      w = castTensor(b, loop.getLoc(), use.get(), wide);
+    use.set(w);
+  };
+  for (OpOperand &use : loop->getOpOperands())
+    widen(use);
+  loop->walk([&](Operation *inner) {
+    for (OpOperand &use : inner->getOpOperands())
+      if (!loop->isAncestor(use.get().getParentRegion()->getParentOp()))
+        widen(use);
+  });
+  for (Value r : loop.getResults())
+    if (isWideTensor(r))
+      keepWide.insert(r);
+  return success();
+}
+
 LogicalResult Narrower::run(ModuleOp module) {
   // Accumulators: a reduction's init and the fill or elementwise op that
   // makes it, when nothing else reads it.
@@ -260,7 +301,9 @@ LogicalResult Narrower::run(ModuleOp module) {
       return;
     for (Value init : op.getDpsInits()) {
       auto producer = init.getDefiningOp<linalg::LinalgOp>();
-      if (producer && init.hasOneUse() &&
+      // Only f32 accumulators: an integer reduction (e.g. a max of tree
+      // depths) has nothing to narrow.
+      if (producer && init.hasOneUse() && isWideTensor(init) &&
           producer.getNumReductionLoops() == 0 &&
           (isa<linalg::FillOp>(producer) || isa<linalg::GenericOp>(producer)))
         keepWide.insert(init);

@@ -138,13 +138,36 @@ func.func @stats(%x: tensor<2x4x8xf32>, %idx: tensor<2x4xi64>) -> tensor<2x4xf32
 
 // -----
 
-// IR outside the frontend's flat form is refused, not guessed at.
-func.func @loop(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+// A loop (APE's tree maps) computes in f32: what it reads narrow, as an
+// operand or from above, is widened before it; its result is narrowed where
+// it is used.
+// CHECK-LABEL: func.func @loop(
+// CHECK-SAME: %[[X:.+]]: tensor<4xbf16>, %[[W:.+]]: tensor<4xbf16>
+// CHECK-DAG: %[[XW:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4xbf16>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK-DAG: %[[WW:.+]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4xbf16>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[R:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[XW]]) -> (tensor<4xf32>)
+// CHECK: arith.addf %[[ACC]], %[[WW]] : tensor<4xf32>
+// CHECK: %[[N:.+]] = linalg.generic {{.*}} ins(%[[R]] : tensor<4xf32>) outs(%{{.+}} : tensor<4xbf16>)
+// CHECK: return %[[N]] : tensor<4xbf16>
+func.func @loop(%x: tensor<4xf32>, %w: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{dat-narrow-storage: unexpected op with regions}}
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
-    scf.yield %acc : tensor<4xf32>
+    %s = arith.addf %acc, %w : tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Other IR outside the frontend's flat form is refused, not guessed at.
+func.func @branch(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
+  // expected-error @+1 {{dat-narrow-storage: unexpected op with regions}}
+  %r = scf.if %c -> tensor<4xf32> {
+    scf.yield %x : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
   }
   return %r : tensor<4xf32>
 }
