@@ -32,6 +32,7 @@ constexpr ModuleEntry kModules[] = {
     {"Grid + Encoder", buildApeGridEncoder},
     {"Branching + SelfMHA", buildApeBranchingSelfMHA},
     {"Branching + Encoder", buildApeBranchingEncoder},
+    {"TreeAlgebraic", buildApeTreeAlgebraic},
     {"Seq2SeqTransformer", buildSeq2SeqTransformer},
     {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
     {"RelationalAttention", buildRelationalAttentionModule},

@@ -112,6 +112,11 @@ public:
   mlir::Value
   stack(llvm::StringRef name, int64_t count, mlir::Value x,
         llvm::function_ref<mlir::Value(int64_t, mlir::Value)> layer);
+  /// `body` built into a private function `name` and called (one layer of
+  /// `stack`; also work whose temporaries should be freed when it returns).
+  /// A body identical to an earlier one reuses that function.
+  mlir::Value outlined(llvm::StringRef name,
+                       llvm::function_ref<mlir::Value()> body);
 
   // Decode steps (config.decodeStep): the function runs one token at the
   // global position `position` (input [1], int64) with the state of the
@@ -170,9 +175,6 @@ public:
 private:
   mlir::Value addArgument(SignatureEntry entry);
   bool sameShape(mlir::Value a, mlir::Value c);
-  /// One layer of `stack`: `body` built into a function and called.
-  mlir::Value outlined(llvm::StringRef name,
-                       llvm::function_ref<mlir::Value()> body);
   const llvm::json::Value *kwarg(llvm::StringRef key);
   /// "<config>: kwargs[.nested]." + key, for diagnostics.
   std::string where(llvm::StringRef key) const;

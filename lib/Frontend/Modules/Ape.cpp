@@ -30,8 +30,7 @@ using namespace mlir;
 namespace dat {
 
 /// x[..., offset : offset + size] along the last axis.
-static Value sliceLast(ModelBuilder &mb, Value x, int64_t offset,
-                       int64_t size) {
+Value sliceLast(ModelBuilder &mb, Value x, int64_t offset, int64_t size) {
   auto t = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(t.getShape());
   int64_t rank = t.getRank();
@@ -56,7 +55,7 @@ static Value transpose(ModelBuilder &mb, Value x, ArrayRef<int64_t> perm) {
 }
 
 /// [B,L,dh·H] (head-minor) -> [B,H,L,dh].
-static Value headMinorSplit(ModelBuilder &mb, Value x, int64_t heads) {
+Value headMinorSplit(ModelBuilder &mb, Value x, int64_t heads) {
   auto t = cast<RankedTensorType>(x.getType());
   int64_t dh = t.getDimSize(2) / heads;
   Value e = tensor::ExpandShapeOp::create(
@@ -68,7 +67,7 @@ static Value headMinorSplit(ModelBuilder &mb, Value x, int64_t heads) {
 }
 
 /// [B,H,L,dh] -> [B,L,dh·H] (head-minor).
-static Value headMinorMerge(ModelBuilder &mb, Value x) {
+Value headMinorMerge(ModelBuilder &mb, Value x) {
   Value t = transpose(mb, x, {0, 2, 3, 1});
   auto tt = cast<RankedTensorType>(t.getType());
   return tensor::CollapseShapeOp::create(
@@ -385,8 +384,10 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
                                  *decayBase, positions, branching);
   }
   if (atRunTime) {
-    setup.maps.push_back(
-        treeMapsAtRunTime(mb, positions[0], branching, heads, mapDim));
+    // In a function: the loop's second buffer is freed when it returns.
+    setup.maps.push_back(mb.outlined("tree_maps", [&] {
+      return treeMapsAtRunTime(mb, positions[0], branching, heads, mapDim);
+    }));
     return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
   }
 

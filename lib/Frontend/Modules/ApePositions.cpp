@@ -253,27 +253,23 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
       loop.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
 }
 
-ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
-                        ArrayRef<Value> positions, int64_t branching) {
-  ApeDecay decay;
-  decay.kind = kind;
-  decay.base = base;
-  decay.branching = branching;
-  decay.positions.assign(positions.begin(), positions.end());
-  if (kind != ApeDistance::Tree)
-    return decay;
-  Value p = positions.front();
+/// A tree position's node (<= 0: the root).
+static Value treeNodes(ModelBuilder &mb, Value p) {
   auto pt = cast<RankedTensorType>(p.getType());
-  int64_t Bp = pt.getDimSize(0), L = pt.getDimSize(1);
-  Type i64 = mb.b.getI64Type();
-  decay.node = parallelGeneric(mb, {Bp, L}, i64, p, {dims(mb, 2, {0, 1})},
-                               [](OpBuilder &b, Location l, ValueRange args) {
-                                 return I64{b, l}.node(args[0]);
-                               });
-  // ancestors[b, l, t]: the node's ancestor at depth t + 1, -1 deeper than
-  // the node.
-  decay.ancestors = parallelGeneric(
-      mb, {Bp, L, kMaxTreeDepth}, i64, p, {dims(mb, 3, {0, 1})},
+  return parallelGeneric(mb, pt.getShape(), mb.b.getI64Type(), p,
+                         {dims(mb, 2, {0, 1})},
+                         [](OpBuilder &b, Location l, ValueRange args) {
+                           return I64{b, l}.node(args[0]);
+                         });
+}
+
+/// ancestors[b, l, t]: the node's ancestor at depth t + 1, -1 deeper than
+/// the node.
+static Value treeAncestors(ModelBuilder &mb, Value p, int64_t branching) {
+  auto pt = cast<RankedTensorType>(p.getType());
+  return parallelGeneric(
+      mb, {pt.getDimSize(0), pt.getDimSize(1), kMaxTreeDepth},
+      mb.b.getI64Type(), p, {dims(mb, 3, {0, 1})},
       [&](OpBuilder &b, Location l, ValueRange args) {
         I64 a{b, l};
         SmallVector<Value> m = a.chain(a.node(args[0]), branching);
@@ -284,50 +280,93 @@ ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
           anc = a.sel(a.eq(target, a.c(k)), m[k], anc);
         return anc;
       });
-  // T: the longest path among all the positions of the call.
-  Value depths =
-      parallelGeneric(mb, {Bp, L}, i64, p, {dims(mb, 2, {0, 1})},
-                      [&](OpBuilder &b, Location l, ValueRange args) {
-                        I64 a{b, l};
-                        return a.depth(a.chain(a.node(args[0]), branching));
-                      });
+}
+
+/// T: the longest path among all the nodes of `every` (a 0-d tensor).
+static Value longestPath(ModelBuilder &mb, ArrayRef<Value> every,
+                         int64_t branching) {
+  Type i64 = mb.b.getI64Type();
   Value zero = arith::ConstantIntOp::create(mb.b, mb.loc, 0, 64);
-  Value init =
+  Value longest =
       linalg::FillOp::create(mb.b, mb.loc, zero,
                              ValueRange{tensor::EmptyOp::create(
                                  mb.b, mb.loc, ArrayRef<int64_t>{}, i64)})
           .getResult(0);
-  decay.longest =
-      linalg::ReduceOp::create(
-          mb.b, mb.loc, ValueRange{depths}, ValueRange{init},
-          ArrayRef<int64_t>{0, 1},
-          [](OpBuilder &b, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                b, l,
-                arith::MaxSIOp::create(b, l, args[0], args[1]).getResult());
-          })
-          .getResult(0);
+  for (Value p : every) {
+    auto pt = cast<RankedTensorType>(p.getType());
+    Value depths =
+        parallelGeneric(mb, pt.getShape(), i64, p, {dims(mb, 2, {0, 1})},
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          I64 a{b, l};
+                          return a.depth(a.chain(a.node(args[0]), branching));
+                        });
+    longest =
+        linalg::ReduceOp::create(
+            mb.b, mb.loc, ValueRange{depths}, ValueRange{longest},
+            ArrayRef<int64_t>{0, 1},
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::MaxSIOp::create(b, l, args[0], args[1]).getResult());
+            })
+            .getResult(0);
+  }
+  return longest;
+}
+
+ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
+                        ArrayRef<Value> positions, int64_t branching) {
+  if (kind == ApeDistance::Tree)
+    return makeTree(mb, base, positions.front(), positions.front(),
+                    positions.front(), branching);
+  ApeDecay decay;
+  decay.kind = kind;
+  decay.base = base;
+  decay.qPositions.assign(positions.begin(), positions.end());
+  decay.kPositions = decay.qPositions;
+  return decay;
+}
+
+ApeDecay ApeDecay::makeTree(ModelBuilder &mb, double base, Value q, Value k,
+                            ArrayRef<Value> every, int64_t branching) {
+  ApeDecay decay;
+  decay.kind = ApeDistance::Tree;
+  decay.base = base;
+  decay.branching = branching;
+  decay.qPositions = {q};
+  decay.kPositions = {k};
+  decay.qNode = treeNodes(mb, q);
+  decay.qAncestors = treeAncestors(mb, q, branching);
+  if (k == q) {
+    decay.kNode = decay.qNode;
+    decay.kAncestors = decay.qAncestors;
+  } else {
+    decay.kNode = treeNodes(mb, k);
+    decay.kAncestors = treeAncestors(mb, k, branching);
+  }
+  decay.longest = longestPath(mb, every, branching);
   return decay;
 }
 
 Value ApeDecay::decayAt(ModelBuilder &mb) const {
-  Value first = positions.front();
-  auto pt = cast<RankedTensorType>(first.getType());
-  int64_t Bp = pt.getDimSize(0), L = pt.getDimSize(1);
+  auto qt = cast<RankedTensorType>(qPositions.front().getType());
+  auto kt = cast<RankedTensorType>(kPositions.front().getType());
+  int64_t Bp = std::max(qt.getDimSize(0), kt.getDimSize(0));
+  int64_t Lq = qt.getDimSize(1), Lk = kt.getDimSize(1);
   Type f32 = mb.b.getF32Type();
   AffineMap at_i = dims(mb, 3, {0, 1}), at_j = dims(mb, 3, {0, 2});
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   if (kind == ApeDistance::Tree) {
-    inputs = {node, node, longest};
+    inputs = {qNode, kNode, longest};
     maps = {at_i, at_j, AffineMap::get(3, 0, {}, mb.b.getContext())};
   } else {
-    for (Value p : positions) {
-      inputs.append({p, p});
+    for (auto [q, k] : llvm::zip(qPositions, kPositions)) {
+      inputs.append({q, k});
       maps.append({at_i, at_j});
     }
   }
-  Value ancestorsV = ancestors;
+  Value qAnc = qAncestors, kAnc = kAncestors;
   ApeDistance k = kind;
   float lnBaseF = static_cast<float>(std::log(base));
   Value powers;
@@ -340,7 +379,7 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
         mb.b, mb.loc, type, DenseElementsAttr::get(type, ArrayRef(table)));
   }
   Value out = parallelGeneric(
-      mb, {Bp, L, L}, f32, inputs, maps,
+      mb, {Bp, Lq, Lk}, f32, inputs, maps,
       [&](OpBuilder &b, Location l, ValueRange args) {
         I64 a{b, l};
         Value dist; // f32
@@ -367,10 +406,10 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
           // prefix, so its length is found by bisection (5 probes).
           auto common = [&](Value t) { // ancestors at depth t + 1 agree
             Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), t);
-            Value ai = tensor::ExtractOp::create(b, l, ancestorsV,
-                                                 ValueRange{bi, i, at});
-            Value aj = tensor::ExtractOp::create(b, l, ancestorsV,
-                                                 ValueRange{bi, j, at});
+            Value ai =
+                tensor::ExtractOp::create(b, l, qAnc, ValueRange{bi, i, at});
+            Value aj =
+                tensor::ExtractOp::create(b, l, kAnc, ValueRange{bi, j, at});
             return arith::AndIOp::create(
                 b, l, a.eq(ai, aj),
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ai,

@@ -40,21 +40,36 @@ enum class ApeDistance {
 struct ApeDecay {
   ApeDistance kind = ApeDistance::Sequence;
   double base = 1.0;
-  // Sequence/grid: the positions [Bp, L] (grid: x then y). Tree: the node
-  // [Bp, L], its ancestors at depths 1..16 [Bp, L, 16] (-1 below the
-  // node), and T, the deepest path of the call (a 0-d tensor).
-  llvm::SmallVector<mlir::Value> positions;
-  mlir::Value node, ancestors, longest;
   int64_t branching = 0;
+  // Sequence/grid: the query and key positions [Bp, L] (grid: x then y).
+  // Tree: each side's node [Bp, L] and its ancestors at depths 1..16
+  // [Bp, L, 16] (-1 below the node), and T, the deepest path of the call
+  // (a 0-d tensor).
+  llvm::SmallVector<mlir::Value> qPositions, kPositions;
+  mlir::Value qNode, qAncestors, kNode, kAncestors, longest;
 
-  /// Reads what `kind` needs from `positions` (one per axis).
+  /// Self-attention over `positions` (one per axis).
   static ApeDecay make(ModelBuilder &mb, ApeDistance kind, double base,
                        llvm::ArrayRef<mlir::Value> positions,
                        int64_t branching);
-  /// base^dist [Bp, L, L] (the attention's score_scale), marked for the
+  /// Tree attention from the query nodes `q` to the key nodes `k`, with T
+  /// the longest path among all of `every` (TreeAlgebraic pads the paths
+  /// of the encoder's and the decoder's nodes together).
+  static ApeDecay makeTree(ModelBuilder &mb, double base, mlir::Value q,
+                           mlir::Value k, llvm::ArrayRef<mlir::Value> every,
+                           int64_t branching);
+  /// base^dist [Bp, Lq, Lk] (the attention's score_scale), marked for the
   /// flash tiling to compute per tile.
   mlir::Value decayAt(ModelBuilder &mb) const;
 };
+
+/// x[..., offset : offset + size] along the last axis.
+mlir::Value sliceLast(ModelBuilder &mb, mlir::Value x, int64_t offset,
+                      int64_t size);
+/// [B,L,dh·H] (APE's head-minor features f = d·H + h) -> [B,H,L,dh].
+mlir::Value headMinorSplit(ModelBuilder &mb, mlir::Value x, int64_t heads);
+/// [B,H,L,dh] -> [B,L,dh·H] (head-minor).
+mlir::Value headMinorMerge(ModelBuilder &mb, mlir::Value x);
 
 } // namespace dat
 

@@ -106,6 +106,7 @@ void buildApeSequentialEncoder(ModelBuilder &mb);
 void buildApeGridEncoder(ModelBuilder &mb);
 void buildApeBranchingSelfMHA(ModelBuilder &mb);
 void buildApeBranchingEncoder(ModelBuilder &mb);
+void buildApeTreeAlgebraic(ModelBuilder &mb);
 void buildSeq2SeqTransformer(ModelBuilder &mb);
 void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
