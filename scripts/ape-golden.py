@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Makes a golden case of APE's TreeAlgebraic from the reference itself.
+"""Makes a golden case of APE's TreeAlgebraic or MTAlgebraic from the
+reference itself.
 
-    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py OUT_DIR [SEED]
+    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py tree|mt OUT_DIR [SEED]
 
-APE_CHECKOUT: konstantinosKokos/ape (ape/nn, eval/models/tree), with torch
+APE_CHECKOUT: konstantinosKokos/ape (ape/nn, eval/models/{tree,nmt}), with torch
 2.x. Writes OUT_DIR/config.json, model.safetensors and io.safetensors the
 way ../shared/golden/README.md describes: every trainable parameter
 ~ N(0, 0.2) from numpy PCG64([seed, 1]) in named_parameters() order (the
@@ -22,17 +23,24 @@ import torch
 import ape.nn.position.algebraic as algebraic
 
 algebraic.rope_like_init = lambda d: torch.zeros(2 * d, 2 * d)
+from eval.models.nmt.algebraic import MTAlgebraic  # noqa: E402
 from eval.models.tree.algebraic import TreeAlgebraic  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 from dat import _safetensors  # noqa: E402
 
-out = sys.argv[1]
-seed = int(sys.argv[2]) if len(sys.argv) > 2 else 20251125
+which, out = sys.argv[1], sys.argv[2]
+seed = int(sys.argv[3]) if len(sys.argv) > 3 else 20251125
 os.makedirs(out, exist_ok=True)
-kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
-              branching_factor=2)
-model = TreeAlgebraic(**{**kwargs, "num_layers": tuple(kwargs["num_layers"])})
+if which == "tree":
+    kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
+                  branching_factor=2)
+    cls = TreeAlgebraic
+else:
+    kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
+                  sos_token_id=1, eos_token_id=2)
+    cls = MTAlgebraic
+model = cls(**{**kwargs, "num_layers": tuple(kwargs["num_layers"])})
 rng = np.random.Generator(np.random.PCG64([seed, 1]))
 with torch.no_grad():
     for _, p in model.named_parameters():
@@ -42,21 +50,31 @@ with torch.no_grad():
 model.eval()
 
 rng = np.random.Generator(np.random.PCG64([seed, 2]))
-enc_pos = np.array([[1, 2, 3, 4, 5, 6, 1000], [1, 2, 3, 6, 7, 0, -1]])
-dec_pos = np.array([[1, 2, 3, 4, 5], [1, 3, 6, 13, 0]])
-enc_ids = np.where(enc_pos > 0, rng.integers(0, 20, enc_pos.shape), -1)
-dec_ids = np.where(dec_pos > 0, rng.integers(0, 20, dec_pos.shape), -1)
-enc_mask = enc_pos > 0
 dec_mask = np.tril(np.ones((1, 5, 5), dtype=bool))
-inputs = dict(encoder_ids=enc_ids, encoder_pos=enc_pos,
-              encoder_mask=enc_mask, decoder_ids=dec_ids,
-              decoder_pos=dec_pos, decoder_mask=dec_mask,
-              cross_mask=enc_mask)
+if which == "tree":
+    enc_pos = np.array([[1, 2, 3, 4, 5, 6, 1000], [1, 2, 3, 6, 7, 0, -1]])
+    dec_pos = np.array([[1, 2, 3, 4, 5], [1, 3, 6, 13, 0]])
+    enc_ids = np.where(enc_pos > 0, rng.integers(0, 20, enc_pos.shape), -1)
+    dec_ids = np.where(dec_pos > 0, rng.integers(0, 20, dec_pos.shape), -1)
+    enc_mask = enc_pos > 0
+    inputs = dict(encoder_ids=enc_ids, encoder_pos=enc_pos,
+                  encoder_mask=enc_mask, decoder_ids=dec_ids,
+                  decoder_pos=dec_pos, decoder_mask=dec_mask,
+                  cross_mask=enc_mask)
+else:
+    src_mask = np.ones((2, 7), dtype=bool)
+    src_mask[1, -2:] = False
+    src_ids = np.where(src_mask, rng.integers(0, 20, (2, 7)), -1)
+    inputs = dict(source_ids=src_ids, source_mask=src_mask,
+                  target_ids=rng.integers(0, 20, (2, 5)),
+                  target_mask=dec_mask)
 
 
 def run(m, dtype):
+    # MTAlgebraic.forward is the loss; forward_train gives the logits.
+    fn = m.forward if which == "tree" else m.forward_train
     with torch.no_grad():
-        return m(**{k: torch.from_numpy(v) for k, v in inputs.items()}).to(
+        return fn(**{k: torch.from_numpy(v) for k, v in inputs.items()}).to(
             torch.float64).numpy()
 
 
@@ -71,9 +89,10 @@ io = {"input." + k: v.astype(np.int64) for k, v in inputs.items()}
 io["output.logits"] = logits.astype(np.float32)
 _safetensors.write(os.path.join(out, "io.safetensors"), io)
 config = {
-    "name": "ape_tree_algebraic",
-    "module": "TreeAlgebraic",
-    "source": "konstantinosKokos/ape eval/models/tree/algebraic.py",
+    "name": "ape_%s_algebraic" % which,
+    "module": cls.__name__,
+    "source": "konstantinosKokos/ape eval/models/%s/algebraic.py"
+              % ("tree" if which == "tree" else "nmt"),
     "kwargs": kwargs,
     "call": {},
     "inputs": {k: {"shape": list(v.shape), "dtype": "int64"}

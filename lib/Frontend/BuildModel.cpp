@@ -33,6 +33,7 @@ constexpr ModuleEntry kModules[] = {
     {"Branching + SelfMHA", buildApeBranchingSelfMHA},
     {"Branching + Encoder", buildApeBranchingEncoder},
     {"TreeAlgebraic", buildApeTreeAlgebraic},
+    {"MTAlgebraic", buildApeMTAlgebraic},
     {"Seq2SeqTransformer", buildSeq2SeqTransformer},
     {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
     {"RelationalAttention", buildRelationalAttentionModule},

@@ -25,7 +25,7 @@ KNOWN_MODULES = LANGUAGE_MODELS + VISION_MODELS + _SYMBOL_RETRIEVERS + (
     "Attention", "RelationalAttention", "DualAttention", "EncoderBlock",
     "DecoderBlock", "DualAttnEncoderBlock", "DualAttnDecoderBlock",
     "Seq2SeqTransformer", "Seq2SeqDualAttnTransformer",
-    "MultiHeadDotProductAttention", "TreeAlgebraic")
+    "MultiHeadDotProductAttention", "TreeAlgebraic", "MTAlgebraic")
 
 
 def find_datc(datc=None):
@@ -104,7 +104,7 @@ def _tensor_specs(inputs):
 
 
 def _default_outputs(name):
-    if name in LANGUAGE_MODELS + VISION_MODELS + ("TreeAlgebraic",) or \
+    if name in LANGUAGE_MODELS + VISION_MODELS + ("TreeAlgebraic", "MTAlgebraic") or \
             name.startswith("Seq2Seq"):
         return ["logits"]
     return ["symbols"] if name in _SYMBOL_RETRIEVERS else ["y"]

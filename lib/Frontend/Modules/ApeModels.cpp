@@ -16,11 +16,13 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +131,102 @@ static Value embedScaled(ModelBuilder &mb, Value ids, Value table,
       .getResult(0);
 }
 
+/// The decoder's self-attention mask input `name`: one [Ld, Ld] for the
+/// batch ([Ld, Ld] or [1, Ld, Ld], nonzero = may attend), or with
+/// call.causal_decoder none (`causal` set: dat.attention's own causal
+/// masking, no N×N input).
+static Value decoderMask(ModelBuilder &mb, StringRef name, int64_t Ld,
+                         bool &causal) {
+  causal = mb.boolCall("causal_decoder", false);
+  const TensorSpec *spec = mb.config.findInput(name);
+  if (causal && spec) {
+    mb.error(mb.config.path +
+             ": call.causal_decoder: the config also "
+             "declares inputs." +
+             name + "; give one of them");
+    return {};
+  }
+  if (causal)
+    return {};
+  if (!spec) {
+    mb.error(mb.config.path + ": inputs." + name + ": " + mb.config.module +
+             " needs this input (or call.causal_decoder: true), but the "
+             "config does not declare it");
+    return {};
+  }
+  if (spec->shape.size() == 3 && spec->shape[0] == 1) {
+    Value m = mb.boolInput(name, {1, Ld, Ld});
+    if (!m)
+      return {};
+    return tensor::CollapseShapeOp::create(
+        mb.b, mb.loc, RankedTensorType::get({Ld, Ld}, mb.b.getI1Type()), m,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  }
+  if (spec->shape.size() == 2)
+    return mb.boolInput(name, {Ld, Ld});
+  mb.error(mb.config.path + ": inputs." + name + ": expected int64 [" +
+           Twine(Ld) + ", " + Twine(Ld) + "] or [1, " + Twine(Ld) + ", " +
+           Twine(Ld) + "] (one mask for the batch; nonzero = may attend)");
+  return {};
+}
+
+/// What an encoder-decoder's attentions read: maps per side and the
+/// decays of the encoder, decoder and cross attentions.
+struct ApeSeq2Seq {
+  int64_t heads, dim;
+  SmallVector<int64_t> layers;
+  Value encMaps, decMaps;
+  ApeDecay encDecay, decDecay, crossDecay;
+  Value encMask, crossMask, decMask;
+  bool causalDecoder = false;
+};
+
+/// ape's Encoder over `x` and Decoder over `y` (post-norm, ReLU FFNs),
+/// layers as functions (identical ones shared, each freeing its own
+/// temporaries when it returns); returns the decoder's output.
+static Value apeEncoderDecoder(ModelBuilder &mb, const ApeSeq2Seq &m, Value x,
+                               Value y) {
+  int64_t heads = m.heads, dim = m.dim;
+  x = mb.stack("encoder_layer", m.layers[0], x, [&](int64_t l, Value x) {
+    std::string p = "encoder.encoder_layers." + std::to_string(l) + ".";
+    Value a =
+        apeMHA(mb, p + "mha.", false, x, x, heads, dim,
+               {m.encMaps, m.encMaps, m.encDecay.decayAt(mb), {}, m.encMask});
+    x = mb.layerNorm(mb.add(x, a), p + "mha_ln", 1e-5);
+    return apeFFN(mb, p, x, dim);
+  });
+  return mb.stack("decoder_layer", m.layers[1], y, [&](int64_t l, Value y) {
+    std::string p = "decoder.decoder_layers." + std::to_string(l) + ".";
+    Value a = apeMHA(mb, p + "self_mha.", false, y, y, heads, dim,
+                     {m.decMaps,
+                      m.decMaps,
+                      m.decDecay.decayAt(mb),
+                      m.decMask,
+                      {},
+                      m.causalDecoder});
+    y = mb.layerNorm(mb.add(y, a), p + "self_mha_ln", 1e-5);
+    Value c = apeMHA(
+        mb, p + "cross_mha.", true, y, x, heads, dim,
+        {m.decMaps, m.encMaps, m.crossDecay.decayAt(mb), {}, m.crossMask});
+    y = mb.layerNorm(mb.add(y, c), p + "cross_mha_ln", 1e-5);
+    return apeFFN(mb, p, y, dim);
+  });
+}
+
+/// The decay base: call.distance_decay, default the models' 0.98.
+static std::optional<double> decayBase(ModelBuilder &mb) {
+  const json::Value *dv = mb.config.call.get("distance_decay");
+  if (!dv)
+    return 0.98;
+  std::optional<double> v = dv->getAsNumber();
+  if (!v || !(*v > 0 && *v <= 1)) {
+    mb.error(mb.config.path + ": call.distance_decay: expected a number in "
+                              "(0, 1] (the model's 0.98)");
+    return std::nullopt;
+  }
+  return v;
+}
+
 void buildApeTreeAlgebraic(ModelBuilder &mb) {
   int64_t vocab = mb.intArg("vocab_size"), dim = mb.intArg("dim"),
           heads = mb.intArg("num_heads"),
@@ -147,16 +245,10 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
     return;
   }
   int64_t d = dim / heads;
-  double decay = 0.98; // the model's mediator base
-  if (const json::Value *dv = mb.config.call.get("distance_decay")) {
-    std::optional<double> v = dv->getAsNumber();
-    if (!v || !(*v > 0 && *v <= 1)) {
-      mb.error(mb.config.path + ": call.distance_decay: expected a number in "
-                                "(0, 1] (the model's 0.98)");
-      return;
-    }
-    decay = *v;
-  }
+  std::optional<double> base = decayBase(mb);
+  if (!base)
+    return;
+  double decay = *base;
 
   Value encIds = mb.input("encoder_ids", 2, "int64");
   Value decIds = mb.input("decoder_ids", 2, "int64");
@@ -182,34 +274,8 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
   mb.inputRange("decoder_pos", lowest, maxTreeNode(branching));
   Value encMask = mb.boolInput("encoder_mask", {B, Le});
   Value crossMask = mb.boolInput("cross_mask", {B, Le});
-  // The decoder's mask: one [Ld, Ld] for the batch, or with
-  // call.causal_decoder the causal mask itself (no N×N input).
-  Value decMask;
-  bool causalDecoder = mb.boolCall("causal_decoder", false);
-  if (causalDecoder && mb.config.findInput("decoder_mask")) {
-    mb.error(mb.config.path + ": call.causal_decoder: the config also "
-                              "declares inputs.decoder_mask; give one of them");
-  } else if (causalDecoder) {
-    // dat.attention's own causal masking.
-  } else if (const TensorSpec *spec = mb.config.findInput("decoder_mask")) {
-    if (spec->shape.size() == 3 && spec->shape[0] == 1) {
-      Value m = mb.boolInput("decoder_mask", {1, Ld, Ld});
-      if (m)
-        decMask = tensor::CollapseShapeOp::create(
-            mb.b, mb.loc, RankedTensorType::get({Ld, Ld}, mb.b.getI1Type()), m,
-            ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    } else if (spec->shape.size() == 2) {
-      decMask = mb.boolInput("decoder_mask", {Ld, Ld});
-    } else {
-      mb.error(mb.config.path + ": inputs.decoder_mask: expected int64 [" +
-               Twine(Ld) + ", " + Twine(Ld) + "] or [1, " + Twine(Ld) + ", " +
-               Twine(Ld) + "] (one mask for the batch; nonzero = may attend)");
-    }
-  } else {
-    mb.error(mb.config.path + ": inputs.decoder_mask: TreeAlgebraic needs this "
-                              "input (or call.causal_decoder: true), but the "
-                              "config does not declare it");
-  }
+  bool causalDecoder = false;
+  Value decMask = decoderMask(mb, "decoder_mask", Ld, causalDecoder);
   if (mb.failed())
     return;
 
@@ -233,30 +299,132 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
   ApeDecay crossDecay =
       ApeDecay::makeTree(mb, decay, decPos, encPos, every, branching);
 
-  // Layers as functions (identical ones shared): each frees its own
-  // temporaries when it returns.
-  x = mb.stack("encoder_layer", layers[0], x, [&](int64_t l, Value x) {
-    std::string p = "encoder.encoder_layers." + std::to_string(l) + ".";
-    Value a = apeMHA(mb, p + "mha.", false, x, x, heads, dim,
-                     {encMaps, encMaps, encDecay.decayAt(mb), {}, encMask});
-    x = mb.layerNorm(mb.add(x, a), p + "mha_ln", 1e-5);
-    return apeFFN(mb, p, x, dim);
-  });
-  y = mb.stack("decoder_layer", layers[1], y, [&](int64_t l, Value y) {
-    std::string p = "decoder.decoder_layers." + std::to_string(l) + ".";
-    Value a = apeMHA(
-        mb, p + "self_mha.", false, y, y, heads, dim,
-        {decMaps, decMaps, decDecay.decayAt(mb), decMask, {}, causalDecoder});
-    y = mb.layerNorm(mb.add(y, a), p + "self_mha_ln", 1e-5);
-    Value c = apeMHA(mb, p + "cross_mha.", true, y, x, heads, dim,
-                     {decMaps, encMaps, crossDecay.decayAt(mb), {}, crossMask});
-    y = mb.layerNorm(mb.add(y, c), p + "cross_mha_ln", 1e-5);
-    return apeFFN(mb, p, y, dim);
-  });
+  ApeSeq2Seq m{heads,   dim,       layers,   encMaps,
+               decMaps, encDecay,  decDecay, crossDecay,
+               encMask, crossMask, decMask,  causalDecoder};
+  Value y2 = apeEncoderDecoder(mb, m, x, y);
   // The Branching module's state: its identity and primitives (the maps'
   // inputs) are read by treeMapsAtRunTime; the output is tied to the
   // embedding.
-  mb.output("logits", mb.linear(y, "embedding", vocab, false));
+  mb.output("logits", mb.linear(y2, "embedding", vocab, false));
+}
+
+} // namespace dat
+
+namespace dat {
+
+/// positions [1, L] = 0, 1, ..., L - 1.
+static Value arangePositions(ModelBuilder &mb, int64_t L) {
+  auto type = RankedTensorType::get({1, L}, mb.b.getI64Type());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, mb.b.getContext());
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, type, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, type.getShape(),
+                                                mb.b.getI64Type())},
+             ArrayRef<AffineMap>{id},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [](OpBuilder &b, Location l, ValueRange) {
+               linalg::YieldOp::create(
+                   b, l,
+                   arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                              linalg::IndexOp::create(b, l, 1))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+void buildApeMTAlgebraic(ModelBuilder &mb) {
+  int64_t vocab = mb.intArg("vocab_size"), dim = mb.intArg("dim"),
+          heads = mb.intArg("num_heads");
+  SmallVector<int64_t> layers = mb.intListArg("num_layers", 2);
+  // Beam search's tokens: not part of forward_train's logits.
+  mb.intArg("sos_token_id");
+  mb.intArg("eos_token_id");
+  if (mb.failed())
+    return;
+  if (heads < 1 || dim % heads || dim / heads > 4096 || vocab < 1 ||
+      layers[0] > ModelBuilder::kMaxLayers ||
+      layers[1] > ModelBuilder::kMaxLayers) {
+    mb.error(mb.config.path +
+             ": kwargs: expected num_heads dividing dim "
+             "(at most 4096 per head), vocab_size >= 1 and "
+             "at most " +
+             Twine(ModelBuilder::kMaxLayers) + " layers each");
+    return;
+  }
+  int64_t d = dim / heads;
+  std::optional<double> base = decayBase(mb);
+  Value srcIds = mb.input("source_ids", 2, "int64");
+  Value tgtIds = mb.input("target_ids", 2, "int64");
+  if (!base || mb.failed())
+    return;
+  auto st = cast<RankedTensorType>(srcIds.getType());
+  auto tt = cast<RankedTensorType>(tgtIds.getType());
+  int64_t B = st.getDimSize(0), Ls = st.getDimSize(1), Lt = tt.getDimSize(1);
+  if (tt.getDimSize(0) != B) {
+    mb.error(mb.config.path + ": inputs: source_ids [B, Ls] and target_ids "
+                              "[B, Lt], one batch");
+    return;
+  }
+  int64_t size = std::max(Ls, Lt);
+  if ((size + 1) * heads * d * d > (int64_t(1) << 24)) {
+    mb.error(mb.config.path + ": the maps of " + Twine(size) + " positions × " +
+             Twine(heads) + " heads of " + Twine(d) + "×" + Twine(d) +
+             " exceed 2^24 floats");
+    return;
+  }
+  int64_t lowest = std::numeric_limits<int64_t>::min();
+  mb.inputRange("source_ids", lowest, vocab - 1);
+  mb.inputRange("target_ids", lowest, vocab - 1);
+  ApeSeq2Seq m{heads, dim, layers, {}, {}, {}, {}, {}, {}, {}, {}};
+  m.encMask = mb.boolInput("source_mask", {B, Ls});
+  m.crossMask = m.encMask;
+  m.decMask = decoderMask(mb, "target_mask", Lt, m.causalDecoder);
+  if (mb.failed())
+    return;
+
+  // The maps W^p of positions 0..max(Ls, Lt) per head, as the reference
+  // precomputes them (repeated doubling), sliced for each side.
+  Value table = mb.derivedWeight(
+      "positional_encoder.maps_table", {size + 1, heads, d, d},
+      {{"positional_encoder._primitives", {heads, d, d}}},
+      [heads, d, size](const std::vector<const float *> &in, float *out) {
+        orthogonalPowerTable(in[0], heads, d, size, out);
+      });
+  auto mapsOf = [&](int64_t L) -> Value {
+    auto slice = RankedTensorType::get({L, heads, d, d}, mb.b.getF32Type());
+    Value s = tensor::ExtractSliceOp::create(
+        mb.b, mb.loc, slice, table, ValueRange{}, ValueRange{}, ValueRange{},
+        mb.b.getDenseI64ArrayAttr({0, 0, 0, 0}),
+        mb.b.getDenseI64ArrayAttr({L, heads, d, d}),
+        mb.b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+    return tensor::ExpandShapeOp::create(
+        mb.b, mb.loc,
+        RankedTensorType::get({1, L, heads, d, d}, mb.b.getF32Type()), s,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  };
+  m.encMaps = mapsOf(Ls);
+  m.decMaps = mapsOf(Lt);
+  // |i - j| over the token indices, target against source for the cross
+  // attention.
+  Value srcPos = arangePositions(mb, Ls), tgtPos = arangePositions(mb, Lt);
+  auto decay = [&](Value q, Value k) {
+    ApeDecay a;
+    a.kind = ApeDistance::Sequence;
+    a.base = *base;
+    a.qPositions = {q};
+    a.kPositions = {k};
+    return a;
+  };
+  m.encDecay = decay(srcPos, srcPos);
+  m.decDecay = decay(tgtPos, tgtPos);
+  m.crossDecay = decay(tgtPos, srcPos);
+
+  Value embedding = mb.weight("embedding.weight", {vocab, dim});
+  Value x = embedScaled(mb, srcIds, embedding, dim);
+  Value y = embedScaled(mb, tgtIds, embedding, dim);
+  Value out = apeEncoderDecoder(mb, m, x, y);
+  mb.output("logits", mb.linear(out, "embedding", vocab, false));
 }
 
 } // namespace dat

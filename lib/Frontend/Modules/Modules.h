@@ -107,6 +107,7 @@ void buildApeGridEncoder(ModelBuilder &mb);
 void buildApeBranchingSelfMHA(ModelBuilder &mb);
 void buildApeBranchingEncoder(ModelBuilder &mb);
 void buildApeTreeAlgebraic(ModelBuilder &mb);
+void buildApeMTAlgebraic(ModelBuilder &mb);
 void buildSeq2SeqTransformer(ModelBuilder &mb);
 void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
