@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""Makes a golden case of APE's TreeAlgebraic or MTAlgebraic from the
-reference itself.
+"""Makes a golden case of APE's TreeAlgebraic, MTAlgebraic, AlgebraicCCT or
+AlgebraicSeqCCT from the reference itself.
 
-    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py tree|mt OUT_DIR [SEED]
+    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py tree|mt|cct|seqcct \
+        OUT_DIR [SEED]
+
+The CCT models: eval/models/image/cct.py at bd64e50 cannot be constructed
+(`from ape.nn.position import ..., Sequential` shadows torch.nn.Sequential,
+which its patch_embed needs), so they are assembled here from ape's own
+Encoder, Grid, Sequential and attention as cct.py's forward does, with
+torch's Conv2d, ReLU and MaxPool2d.
 
 APE_CHECKOUT: konstantinosKokos/ape (ape/nn, eval/models/{tree,nmt}), with torch
 2.x. Writes OUT_DIR/config.json, model.safetensors and io.safetensors the
@@ -25,6 +32,59 @@ import ape.nn.position.algebraic as algebraic
 algebraic.rope_like_init = lambda d: torch.zeros(2 * d, 2 * d)
 from eval.models.nmt.algebraic import MTAlgebraic  # noqa: E402
 from eval.models.tree.algebraic import TreeAlgebraic  # noqa: E402
+from ape.nn.encoder import Encoder  # noqa: E402
+
+
+class CCT(torch.nn.Module):
+    """AlgebraicCCT (grid) / AlgebraicSeqCCT as cct.py builds and runs them."""
+
+    def __init__(self, grid, dim, num_layers, num_heads, in_channels,
+                 kernel_size, num_classes, mlp_ratio):
+        super().__init__()
+        self.grid = grid
+        self.patch_embed = torch.nn.Sequential(
+            torch.nn.Conv2d(in_channels, dim, kernel_size, stride=(1, 1),
+                            bias=False),
+            torch.nn.ReLU(), torch.nn.MaxPool2d(kernel_size=kernel_size))
+        self.encoder = Encoder(num_heads=num_heads, num_layers=num_layers,
+                               dim=dim, dropout_rate=0.1, weight_dropout=0.1,
+                               activation='GELU', drop_path=True,
+                               mlp_ratio=mlp_ratio)
+        self.positional_encoder = (
+            algebraic.Grid(num_axes=2, num_heads=num_heads,
+                           dim=dim // (num_heads * 2)) if grid else
+            algebraic.Sequential(dim=dim // num_heads, num_heads=num_heads))
+        self.pooler = torch.nn.Linear(dim, 1)
+        self.fc = torch.nn.Linear(dim, num_classes)
+
+    def forward(self, pixel_values):
+        patch_values = self.patch_embed(pixel_values)
+        if self.grid:
+            h, w = patch_values.shape[-2], patch_values.shape[-2]
+            patch_values = patch_values.permute(0, 2, 3, 1).flatten(1, 2)
+            x_pos = torch.arange(0, h).unsqueeze(-1).expand(h, w).flatten()[None]
+            y_pos = torch.arange(0, w).unsqueeze(0).expand(h, w).flatten()[None]
+            self.positional_encoder.precompute(max(h, w))
+            x_maps, y_maps = self.positional_encoder.forward(x_pos, y_pos)
+            coords = torch.cat((x_pos, y_pos), dim=0)
+            dists = ((coords[:, None] - coords[:, :, None]) ** 2).sum(0)
+            dists = dists.sqrt().floor()[None, :, :, None, None]
+            atn_fn = self.positional_encoder.adjust_attention(
+                (x_maps, y_maps), (x_maps, y_maps), (0.98 ** dists, True))
+        else:
+            patch_values = patch_values.permute(0, 2, 3, 1).flatten(1, 2)
+            positions = torch.arange(0, patch_values.shape[1])[None]
+            distances = (positions[:, :, None] - positions[:, None])
+            mediator = 0.98 ** distances.unsqueeze(-1).unsqueeze(-1).abs()
+            self.positional_encoder.precompute(positions.shape[1])
+            maps = self.positional_encoder.forward(
+                positions[:1, :patch_values.shape[1]])
+            atn_fn = self.positional_encoder.adjust_attention(
+                q_maps=maps, k_maps=maps, mediator=(mediator, True))
+        patch_values = self.encoder.forward(
+            encoder_input=patch_values, encoder_mask=None, atn_fn=atn_fn)
+        gate = self.pooler(patch_values).softmax(dim=1)
+        return self.fc((gate * patch_values).sum(dim=1))
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 from dat import _safetensors  # noqa: E402
@@ -36,11 +96,21 @@ if which == "tree":
     kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
                   branching_factor=2)
     cls = TreeAlgebraic
-else:
+elif which == "mt":
     kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
                   sos_token_id=1, eos_token_id=2)
     cls = MTAlgebraic
-model = cls(**{**kwargs, "num_layers": tuple(kwargs["num_layers"])})
+else:
+    kwargs = dict(dim=16, num_layers=2, num_heads=2, in_channels=3,
+                  kernel_size=[3, 3], num_classes=5, mlp_ratio=2)
+    cls = None
+if cls is None:
+    model = CCT(which == "cct", **{**kwargs,
+                                  "kernel_size": tuple(kwargs["kernel_size"])})
+    name = "AlgebraicCCT" if which == "cct" else "AlgebraicSeqCCT"
+else:
+    model = cls(**{**kwargs, "num_layers": tuple(kwargs["num_layers"])})
+    name = cls.__name__
 rng = np.random.Generator(np.random.PCG64([seed, 1]))
 with torch.no_grad():
     for _, p in model.named_parameters():
@@ -61,6 +131,9 @@ if which == "tree":
                   encoder_mask=enc_mask, decoder_ids=dec_ids,
                   decoder_pos=dec_pos, decoder_mask=dec_mask,
                   cross_mask=enc_mask)
+elif which in ("cct", "seqcct"):
+    inputs = dict(pixel_values=rng.normal(0, 1, (2, 3, 14, 14)).astype(
+        np.float32))
 else:
     src_mask = np.ones((2, 7), dtype=bool)
     src_mask[1, -2:] = False
@@ -72,9 +145,10 @@ else:
 
 def run(m, dtype):
     # MTAlgebraic.forward is the loss; forward_train gives the logits.
-    fn = m.forward if which == "tree" else m.forward_train
+    fn = m.forward_train if which == "mt" else m.forward
     with torch.no_grad():
-        return fn(**{k: torch.from_numpy(v) for k, v in inputs.items()}).to(
+        return fn(**{k: torch.from_numpy(v).to(dtype) if v.dtype == np.float32
+                     else torch.from_numpy(v) for k, v in inputs.items()}).to(
             torch.float64).numpy()
 
 
@@ -85,17 +159,20 @@ dev = float(np.abs(logits - logits64).max())
 
 _safetensors.write(os.path.join(out, "model.safetensors"),
                    {k: v.numpy() for k, v in model.state_dict().items()})
-io = {"input." + k: v.astype(np.int64) for k, v in inputs.items()}
+io = {"input." + k: v if v.dtype == np.float32 else v.astype(np.int64)
+      for k, v in inputs.items()}
 io["output.logits"] = logits.astype(np.float32)
 _safetensors.write(os.path.join(out, "io.safetensors"), io)
 config = {
     "name": "ape_%s_algebraic" % which,
-    "module": cls.__name__,
-    "source": "konstantinosKokos/ape eval/models/%s/algebraic.py"
-              % ("tree" if which == "tree" else "nmt"),
+    "module": name,
+    "source": "konstantinosKokos/ape eval/models/%s"
+              % {"tree": "tree/algebraic.py", "mt": "nmt/algebraic.py"}.get(
+                  which, "image/cct.py (assembled, see scripts/ape-golden.py)"),
     "kwargs": kwargs,
     "call": {},
-    "inputs": {k: {"shape": list(v.shape), "dtype": "int64"}
+    "inputs": {k: {"shape": list(v.shape),
+                   "dtype": "float32" if v.dtype == np.float32 else "int64"}
                for k, v in inputs.items()},
     "outputs": {"logits": {"shape": list(logits.shape),
                            "dtype": "float32"}},

@@ -34,6 +34,8 @@ constexpr ModuleEntry kModules[] = {
     {"Branching + Encoder", buildApeBranchingEncoder},
     {"TreeAlgebraic", buildApeTreeAlgebraic},
     {"MTAlgebraic", buildApeMTAlgebraic},
+    {"AlgebraicCCT", buildApeAlgebraicCCT},
+    {"AlgebraicSeqCCT", buildApeAlgebraicSeqCCT},
     {"Seq2SeqTransformer", buildSeq2SeqTransformer},
     {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
     {"RelationalAttention", buildRelationalAttentionModule},

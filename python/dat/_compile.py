@@ -25,7 +25,8 @@ KNOWN_MODULES = LANGUAGE_MODELS + VISION_MODELS + _SYMBOL_RETRIEVERS + (
     "Attention", "RelationalAttention", "DualAttention", "EncoderBlock",
     "DecoderBlock", "DualAttnEncoderBlock", "DualAttnDecoderBlock",
     "Seq2SeqTransformer", "Seq2SeqDualAttnTransformer",
-    "MultiHeadDotProductAttention", "TreeAlgebraic", "MTAlgebraic")
+    "MultiHeadDotProductAttention", "TreeAlgebraic", "MTAlgebraic",
+    "AlgebraicCCT", "AlgebraicSeqCCT")
 
 
 def find_datc(datc=None):
@@ -104,7 +105,8 @@ def _tensor_specs(inputs):
 
 
 def _default_outputs(name):
-    if name in LANGUAGE_MODELS + VISION_MODELS + ("TreeAlgebraic", "MTAlgebraic") or \
+    if name in LANGUAGE_MODELS + VISION_MODELS + ("TreeAlgebraic", "MTAlgebraic",
+                                              "AlgebraicCCT", "AlgebraicSeqCCT") or \
             name.startswith("Seq2Seq"):
         return ["logits"]
     return ["symbols"] if name in _SYMBOL_RETRIEVERS else ["y"]

@@ -82,7 +82,7 @@ Value headMinorMerge(ModelBuilder &mb, Value x) {
 /// [Bp,L] and a table [size+1, count, ...] (maps d×d, or rotary angles'
 /// cos/sin d/2). Negative positions wrap like Python indexing, or
 /// (`treeNodes`) all select node 0, the root.
-static Value gatherAtPositions(ModelBuilder &mb, Value table, Value positions,
+Value gatherAtPositions(ModelBuilder &mb, Value table, Value positions,
                                int64_t size, int64_t first, int64_t heads,
                                bool treeNodes) {
   auto pt = cast<RankedTensorType>(positions.getType());

@@ -68,6 +68,12 @@ mlir::Value sliceLast(ModelBuilder &mb, mlir::Value x, int64_t offset,
                       int64_t size);
 /// [B,L,dh·H] (APE's head-minor features f = d·H + h) -> [B,H,L,dh].
 mlir::Value headMinorSplit(ModelBuilder &mb, mlir::Value x, int64_t heads);
+/// out[b,l,h,...] = table[index(pos[b,l]), first + h, ...] for positions
+/// [Bp,L] and a table [size+1, count, ...]. Negative positions wrap like
+/// Python indexing, or (`treeNodes`) all select node 0, the root.
+mlir::Value gatherAtPositions(ModelBuilder &mb, mlir::Value table,
+                              mlir::Value positions, int64_t size,
+                              int64_t first, int64_t heads, bool treeNodes);
 /// [B,H,L,dh] -> [B,L,dh·H] (head-minor).
 mlir::Value headMinorMerge(ModelBuilder &mb, mlir::Value x);
 

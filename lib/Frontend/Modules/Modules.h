@@ -108,6 +108,8 @@ void buildApeBranchingSelfMHA(ModelBuilder &mb);
 void buildApeBranchingEncoder(ModelBuilder &mb);
 void buildApeTreeAlgebraic(ModelBuilder &mb);
 void buildApeMTAlgebraic(ModelBuilder &mb);
+void buildApeAlgebraicCCT(ModelBuilder &mb);
+void buildApeAlgebraicSeqCCT(ModelBuilder &mb);
 void buildSeq2SeqTransformer(ModelBuilder &mb);
 void buildSeq2SeqDualAttnTransformer(ModelBuilder &mb);
 void buildDualAttentionModule(ModelBuilder &mb);
