@@ -2,8 +2,12 @@
 """Makes a golden case of APE's TreeAlgebraic, MTAlgebraic, AlgebraicCCT or
 AlgebraicSeqCCT from the reference itself.
 
-    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py tree|mt|cct|seqcct \
-        OUT_DIR [SEED]
+    PYTHONPATH=APE_CHECKOUT python scripts/ape-golden.py \
+        tree|mt|cct|seqcct|branching OUT_DIR [SEED]
+
+branching: `Branching + SelfMHA` given node positions only, maps and the
+0.98^steps mediator made as TreeAlgebraic makes them (from the unique
+positions of the call).
 
 The CCT models: eval/models/image/cct.py at bd64e50 cannot be constructed
 (`from ape.nn.position import ..., Sequential` shadows torch.nn.Sequential,
@@ -33,6 +37,28 @@ algebraic.rope_like_init = lambda d: torch.zeros(2 * d, 2 * d)
 from eval.models.nmt.algebraic import MTAlgebraic  # noqa: E402
 from eval.models.tree.algebraic import TreeAlgebraic  # noqa: E402
 from ape.nn.encoder import Encoder  # noqa: E402
+from ape.nn.attention import SelfMHA  # noqa: E402
+
+
+class BranchingSelfMHA(torch.nn.Module):
+    """Branching + SelfMHA with the positions of the call, as TreeAlgebraic
+    prepares its attention."""
+
+    def __init__(self, positional_encoder, mha):
+        super().__init__()
+        self.positional_encoder = algebraic.Branching(**positional_encoder)
+        self.mha = SelfMHA(mha["num_heads"], mha["dim"],
+                           dropout_rate=mha["dropout_rate"])
+
+    def forward(self, x, positions):
+        unique, inverse = positions.unique(return_inverse=True)
+        self.positional_encoder.precompute(positions=unique.tolist())
+        maps, steps = self.positional_encoder.maps
+        mediator = 0.98 ** steps[inverse.unsqueeze(-1), inverse.unsqueeze(-2)]
+        atn_fn = self.positional_encoder.adjust_attention(
+            q_maps=maps[inverse], k_maps=maps[inverse],
+            mediator=(mediator.unflatten(-1, (-1, 1, 1)), True))
+        return self.mha(x, None, atn_fn), maps[inverse]
 
 
 class CCT(torch.nn.Module):
@@ -100,6 +126,11 @@ elif which == "mt":
     kwargs = dict(vocab_size=20, dim=16, num_heads=2, num_layers=[2, 2],
                   sos_token_id=1, eos_token_id=2)
     cls = MTAlgebraic
+elif which == "branching":
+    kwargs = dict(positional_encoder=dict(dim=4, branching_factor=2,
+                                          num_heads=2),
+                  mha=dict(num_heads=2, dim=8, dropout_rate=0.0))
+    cls = BranchingSelfMHA
 else:
     kwargs = dict(dim=16, num_layers=2, num_heads=2, in_channels=3,
                   kernel_size=[3, 3], num_classes=5, mlp_ratio=2)
@@ -108,6 +139,9 @@ if cls is None:
     model = CCT(which == "cct", **{**kwargs,
                                   "kernel_size": tuple(kwargs["kernel_size"])})
     name = "AlgebraicCCT" if which == "cct" else "AlgebraicSeqCCT"
+elif which == "branching":
+    model = cls(**kwargs)
+    name = "Branching + SelfMHA"
 else:
     model = cls(**{**kwargs, "num_layers": tuple(kwargs["num_layers"])})
     name = cls.__name__
@@ -131,6 +165,11 @@ if which == "tree":
                   encoder_mask=enc_mask, decoder_ids=dec_ids,
                   decoder_pos=dec_pos, decoder_mask=dec_mask,
                   cross_mask=enc_mask)
+elif which == "branching":
+    inputs = dict(
+        x=rng.normal(0, 1, (2, 9, 8)).astype(np.float32),
+        positions=np.array([[1, 2, 3, 4, 5, 6, 7, 13, 0],
+                            [3, 7, 15, 31, 8, 2, 1, 40000, -1]]))
 elif which in ("cct", "seqcct"):
     inputs = dict(pixel_values=rng.normal(0, 1, (2, 3, 14, 14)).astype(
         np.float32))
@@ -147,39 +186,47 @@ def run(m, dtype):
     # MTAlgebraic.forward is the loss; forward_train gives the logits.
     fn = m.forward_train if which == "mt" else m.forward
     with torch.no_grad():
-        return fn(**{k: torch.from_numpy(v).to(dtype) if v.dtype == np.float32
-                     else torch.from_numpy(v) for k, v in inputs.items()}).to(
-            torch.float64).numpy()
+        out = fn(**{k: torch.from_numpy(v).to(dtype) if v.dtype == np.float32
+                    else torch.from_numpy(v) for k, v in inputs.items()})
+    outs = out if isinstance(out, tuple) else (out,)
+    return [o.to(torch.float64).numpy() for o in outs]
 
 
-logits = run(model, torch.float32)
-logits64 = run(model.double(), torch.float64)
+results = run(model, torch.float32)
+results64 = run(model.double(), torch.float64)
 model.float()
-dev = float(np.abs(logits - logits64).max())
+dev = max(float(np.abs(r - r64).max()) for r, r64 in zip(results, results64))
+names = ["y", "maps"] if which == "branching" else ["logits"]
 
 _safetensors.write(os.path.join(out, "model.safetensors"),
                    {k: v.numpy() for k, v in model.state_dict().items()})
 io = {"input." + k: v if v.dtype == np.float32 else v.astype(np.int64)
       for k, v in inputs.items()}
-io["output.logits"] = logits.astype(np.float32)
+for n, r in zip(names, results):
+    io["output." + n] = r.astype(np.float32)
 _safetensors.write(os.path.join(out, "io.safetensors"), io)
 config = {
-    "name": "ape_%s_algebraic" % which,
+    "name": "ape_branching_selfmha_positions" if which == "branching"
+            else "ape_%s_algebraic" % which,
     "module": name,
     "source": "konstantinosKokos/ape eval/models/%s"
-              % {"tree": "tree/algebraic.py", "mt": "nmt/algebraic.py"}.get(
+              % {"tree": "tree/algebraic.py", "mt": "nmt/algebraic.py",
+                 "branching": "tree/algebraic.py's attention (assembled, "
+                              "see scripts/ape-golden.py)"}.get(
                   which, "image/cct.py (assembled, see scripts/ape-golden.py)"),
     "kwargs": kwargs,
-    "call": {},
+    "call": {"distance_decay": 0.98} if which == "branching" else {},
     "inputs": {k: {"shape": list(v.shape),
                    "dtype": "float32" if v.dtype == np.float32 else "int64"}
                for k, v in inputs.items()},
-    "outputs": {"logits": {"shape": list(logits.shape),
-                           "dtype": "float32"}},
+    "outputs": {n: {"shape": list(r.shape), "dtype": "float32"}
+                for n, r in zip(names, results)},
     "tolerance": {"rtol": 1e-4, "atol": 5e-5},
     "generation": {"seed": seed, "float64_deviation": dev,
                    "torch": torch.__version__},
 }
 with open(os.path.join(out, "config.json"), "w") as f:
     json.dump(config, f, indent=1)
-print("wrote %s: logits %s, float32 vs float64 %.3g" % (out, logits.shape, dev))
+print("wrote %s: %s, float32 vs float64 %.3g"
+      % (out, ", ".join("%s %s" % (n, list(r.shape))
+                        for n, r in zip(names, results)), dev))
