@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Variants of the TreeAlgebraic case: usage ape_tree_variant.py IN.json
-OUT.json causal | batch-mask | both | N (N: the case's kwargs at length N,
-causal decoder, for the memory checks)."""
+OUT.json causal | batch-mask | both | N | sN (for the memory checks, a
+causal decoder at length N: N with dim 64 and 4 heads, sN with the case's
+own kwargs)."""
 import json
 import sys
 
@@ -15,8 +16,9 @@ if what in ("causal", "both"):
 elif what == "batch-mask":
     inputs["decoder_mask"]["shape"] = [2, 5, 5]
 else:
-    n = int(what)
-    config["kwargs"].update(vocab_size=100, dim=64, num_heads=4)
+    n = int(what.lstrip("s"))
+    if not what.startswith("s"):
+        config["kwargs"].update(vocab_size=100, dim=64, num_heads=4)
     config["call"] = {"causal_decoder": True}
     del inputs["decoder_mask"]
     for spec in inputs.values():
