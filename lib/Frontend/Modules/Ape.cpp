@@ -83,8 +83,8 @@ Value headMinorMerge(ModelBuilder &mb, Value x) {
 /// cos/sin d/2). Negative positions wrap like Python indexing, or
 /// (`treeNodes`) all select node 0, the root.
 Value gatherAtPositions(ModelBuilder &mb, Value table, Value positions,
-                               int64_t size, int64_t first, int64_t heads,
-                               bool treeNodes) {
+                        int64_t size, int64_t first, int64_t heads,
+                        bool treeNodes) {
   auto pt = cast<RankedTensorType>(positions.getType());
   auto tt = cast<RankedTensorType>(table.getType());
   SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1), heads};
@@ -365,9 +365,10 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
     // Tree positions <= 0 are the root (SOS, padding); sequence and grid
     // positions index the table like Python, negative from the end. Without
     // a table, tree nodes go as deep as the reference's paths (16).
+    int64_t largest = size.value_or(0); // set unless atRunTime
     mb.inputRange(pos,
-                  tree ? std::numeric_limits<int64_t>::min() : -(*size + 1),
-                  atRunTime ? maxTreeNode(branching) : *size);
+                  tree ? std::numeric_limits<int64_t>::min() : -(largest + 1),
+                  atRunTime ? maxTreeNode(branching) : largest);
     positions.push_back(p);
   }
   setup.axes = positions.size();

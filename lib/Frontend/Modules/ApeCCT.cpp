@@ -31,30 +31,6 @@ using namespace mlir;
 
 namespace dat {
 
-/// Elementwise over [1, L] positions of a raster of `width` columns: row
-/// (`column` false) or column of token l.
-static Value rasterPositions(ModelBuilder &mb, int64_t L, int64_t width,
-                             bool column) {
-  auto type = RankedTensorType::get({1, L}, mb.b.getI64Type());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, mb.b.getContext());
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, type, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, type.getShape(),
-                                                mb.b.getI64Type())},
-             ArrayRef<AffineMap>{id},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [&](OpBuilder &b, Location l, ValueRange) {
-               Value t = arith::IndexCastOp::create(
-                   b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 1));
-               Value w = arith::ConstantIntOp::create(b, l, width, 64);
-               Value v = column
-                             ? arith::RemSIOp::create(b, l, t, w).getResult()
-                             : arith::DivSIOp::create(b, l, t, w).getResult();
-               linalg::YieldOp::create(b, l, v);
-             })
-      .getResult(0);
-}
-
 /// A named linalg op made generic (the later passes, bf16 narrowing among
 /// them, work on generics).
 static Value generalized(ModelBuilder &mb, linalg::LinalgOp op) {

@@ -321,26 +321,6 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
 
 namespace dat {
 
-/// positions [1, L] = 0, 1, ..., L - 1.
-static Value arangePositions(ModelBuilder &mb, int64_t L) {
-  auto type = RankedTensorType::get({1, L}, mb.b.getI64Type());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, mb.b.getContext());
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, type, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, type.getShape(),
-                                                mb.b.getI64Type())},
-             ArrayRef<AffineMap>{id},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [](OpBuilder &b, Location l, ValueRange) {
-               linalg::YieldOp::create(
-                   b, l,
-                   arith::IndexCastOp::create(b, l, b.getI64Type(),
-                                              linalg::IndexOp::create(b, l, 1))
-                       .getResult());
-             })
-      .getResult(0);
-}
-
 void buildApeMTAlgebraic(ModelBuilder &mb) {
   int64_t vocab = mb.intArg("vocab_size"), dim = mb.intArg("dim"),
           heads = mb.intArg("num_heads");
@@ -415,7 +395,8 @@ void buildApeMTAlgebraic(ModelBuilder &mb) {
   m.decMaps = mapsOf(Lt);
   // |i - j| over the token indices, target against source for the cross
   // attention.
-  Value srcPos = arangePositions(mb, Ls), tgtPos = arangePositions(mb, Lt);
+  Value srcPos = rasterPositions(mb, Ls, Ls, true),
+        tgtPos = rasterPositions(mb, Lt, Lt, true);
   auto decay = [&](Value q, Value k) {
     ApeDecay a;
     a.kind = ApeDistance::Sequence;

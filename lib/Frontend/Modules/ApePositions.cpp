@@ -462,4 +462,25 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
   return out;
 }
 
+Value rasterPositions(ModelBuilder &mb, int64_t L, int64_t width, bool column) {
+  auto type = RankedTensorType::get({1, L}, mb.b.getI64Type());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, mb.b.getContext());
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, type, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, type.getShape(),
+                                                mb.b.getI64Type())},
+             ArrayRef<AffineMap>{id},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange) {
+               Value t = arith::IndexCastOp::create(
+                   b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 1));
+               Value w = arith::ConstantIntOp::create(b, l, width, 64);
+               Value v = column
+                             ? arith::RemSIOp::create(b, l, t, w).getResult()
+                             : arith::DivSIOp::create(b, l, t, w).getResult();
+               linalg::YieldOp::create(b, l, v);
+             })
+      .getResult(0);
+}
+
 } // namespace dat
