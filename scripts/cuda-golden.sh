@@ -78,7 +78,13 @@ build)
   mkdir -p "$dir"
   cp "$root/scripts/compare_golden.py" "$root/scripts/cuda-golden.sh" "$dir/"
   touch "$dir/.cuda-golden"
+  # The shared golden cases, and the project's own cases made from a
+  # reference's code (APE's models: scripts/ape-golden.py).
   cases=("$golden"/*/)
+  if [ -z "${DAT_GOLDEN_DIR:-}" ]; then
+    cases+=("$root"/test/Frontend/Inputs/ape_*_algebraic/
+            "$root"/test/Frontend/Inputs/ape_branching_selfmha_positions/)
+  fi
   if [ ${#cases[@]} -eq 0 ]; then
     echo "cuda-golden: no golden cases under $golden" >&2
     exit 2
