@@ -193,60 +193,61 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
   Value hi = arith::ConstantIndexOp::create(mb.b, mb.loc, kMaxTreeDepth);
   Value two = arith::ConstantIndexOp::create(mb.b, mb.loc, 2);
   Value spare = tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32);
-  auto step = [&](OpBuilder &b, Location l, Value from, Value into, Value t) {
+  // One step: G = P_{sym_t}ᵀ per node (the identity below the node),
+  // gathered into `g`; `into` = `from` · G, a batched matmul.
+  auto step = [&](OpBuilder &b, Location l, Value from, Value into, Value g,
+                  Value t) -> std::pair<Value, Value> {
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    Value gathered =
+        linalg::GenericOp::create(
+            b, l, TypeRange{flat}, ValueRange{}, ValueRange{g},
+            ArrayRef<AffineMap>{id3},
+            SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nl, ValueRange) {
+              I64 a{nb, nl};
+              Value sym = tensor::ExtractOp::create(
+                  nb, nl, flatSyms,
+                  ValueRange{linalg::IndexOp::create(nb, nl, 0), t});
+              Value rIdx = linalg::IndexOp::create(nb, nl, 1);
+              Value jIdx = linalg::IndexOp::create(nb, nl, 2);
+              Value at = arith::IndexCastOp::create(
+                  nb, nl, nb.getIndexType(),
+                  arith::MaxSIOp::create(nb, nl, sym, a.c(0)));
+              Value p = tensor::ExtractOp::create(nb, nl, branchMaps,
+                                                  ValueRange{at, rIdx, jIdx});
+              Value diag = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::eq, rIdx, jIdx);
+              Value id = arith::SelectOp::create(
+                  nb, nl, diag,
+                  arith::ConstantFloatOp::create(nb, nl, cast<FloatType>(f32),
+                                                 APFloat(1.0f)),
+                  arith::ConstantFloatOp::create(nb, nl, cast<FloatType>(f32),
+                                                 APFloat(0.0f)));
+              Value past = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::slt, sym, a.c(0));
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::SelectOp::create(nb, nl, past, id, p).getResult());
+            })
+            .getResult(0);
     Value zero = arith::ConstantFloatOp::create(b, l, cast<FloatType>(f32),
                                                 APFloat(0.0f));
     Value acc =
         linalg::FillOp::create(b, l, zero, ValueRange{into}).getResult(0);
-    // Loops (n, i, r, j): the columns j innermost, contiguous in both the
-    // factor and the result, so that the loop vectorizes.
-    AffineExpr n = getAffineDimExpr(0, ctx), i = getAffineDimExpr(1, ctx),
-               r = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
-    return linalg::GenericOp::create(
-               b, l, TypeRange{flat}, ValueRange{from}, ValueRange{acc},
-               ArrayRef<AffineMap>{AffineMap::get(4, 0, {n, i, r}, ctx),
-                                   AffineMap::get(4, 0, {n, i, j}, ctx)},
-               {utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction, utils::IteratorType::parallel},
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 I64 a{nb, nl};
-                 Value sym = tensor::ExtractOp::create(
-                     nb, nl, flatSyms,
-                     ValueRange{linalg::IndexOp::create(nb, nl, 0), t});
-                 Value rIdx = linalg::IndexOp::create(nb, nl, 2);
-                 Value jIdx = linalg::IndexOp::create(nb, nl, 3);
-                 Value at = arith::IndexCastOp::create(
-                     nb, nl, nb.getIndexType(),
-                     arith::MaxSIOp::create(nb, nl, sym, a.c(0)));
-                 Value p = tensor::ExtractOp::create(
-                     nb, nl, branchMaps, ValueRange{at, rIdx, jIdx});
-                 // Below the node: the identity.
-                 Value diag = arith::CmpIOp::create(
-                     nb, nl, arith::CmpIPredicate::eq, rIdx, jIdx);
-                 Value id = arith::SelectOp::create(
-                     nb, nl, diag,
-                     arith::ConstantFloatOp::create(
-                         nb, nl, cast<FloatType>(f32), APFloat(1.0f)),
-                     arith::ConstantFloatOp::create(
-                         nb, nl, cast<FloatType>(f32), APFloat(0.0f)));
-                 Value past = arith::CmpIOp::create(
-                     nb, nl, arith::CmpIPredicate::slt, sym, a.c(0));
-                 Value factor = arith::SelectOp::create(nb, nl, past, id, p);
-                 Value prod = arith::MulFOp::create(nb, nl, args[0], factor);
-                 linalg::YieldOp::create(
-                     nb, nl,
-                     arith::AddFOp::create(nb, nl, args[1], prod).getResult());
-               })
-        .getResult(0);
+    Value next = linalg::BatchMatmulOp::create(b, l, TypeRange{flat},
+                                               ValueRange{from, gathered}, acc)
+                     .getResult(0);
+    return {next, gathered};
   };
+  Value spareG = tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32);
   auto loop = scf::ForOp::create(
-      mb.b, mb.loc, lo, hi, two, ValueRange{x, spare},
+      mb.b, mb.loc, lo, hi, two, ValueRange{x, spare, spareG},
       [&](OpBuilder &b, Location l, Value t, ValueRange iter) {
         Value t1 = arith::AddIOp::create(
             b, l, t, arith::ConstantIndexOp::create(b, l, 1));
-        Value y = step(b, l, iter[0], iter[1], t);
-        Value x2 = step(b, l, y, iter[0], t1);
-        scf::YieldOp::create(b, l, ValueRange{x2, y});
+        auto [y, g1] = step(b, l, iter[0], iter[1], iter[2], t);
+        auto [x2, g2] = step(b, l, y, iter[0], g1, t1);
+        scf::YieldOp::create(b, l, ValueRange{x2, y, g2});
       });
   return tensor::ExpandShapeOp::create(
       mb.b, mb.loc, RankedTensorType::get({Bp, L, 1, d, d}, f32),
