@@ -36,9 +36,16 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
   // (b, h, i, e): plain attention also splits over heads, one group of
   // query heads sharing a key/value head per tile — more tiles for the
   // GPU's blocks, each a head group's smaller working set.
-  if (auto attention = dyn_cast<AttentionOp>(op))
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    // A per-pair scale computed per tile (APE's decay) is the same for
+    // every head: one tile for all of them computes it once.
+    Value scale = attention.getScoreScale();
+    Operation *producer = scale ? scale.getDefiningOp() : nullptr;
+    if (producer && producer->hasAttr(kRecomputePerTileAttr))
+      return {one, zero, rows, zero};
     if (std::optional<int64_t> group = attention.getGroupSize())
       return {one, b.getIndexAttr(*group), rows, zero};
+  }
   if (isa<AttentionOp>(op))
     return {one, zero, rows, zero};
   // (b, i): relational attention shares relations among its heads, HYLA
