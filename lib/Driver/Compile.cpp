@@ -227,6 +227,7 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda,
                                lib.c_str(), runtimeName.c_str());
   SmallVector<StringRef> args = {*cxx, "-o", output, object};
   SmallString<128> versionScript;
+  std::string versionFlag;
   std::optional<FileRemover> removeScript;
   if (library) {
     if (std::error_code ec =
@@ -239,13 +240,10 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda,
     os << "{ global: dat_program_*; local: *; };\n";
     if (ec || (os.close(), os.has_error()))
       return createStringError("cannot write %s", versionScript.c_str());
-    args.push_back("-shared");
+    versionFlag = ("-Wl,--version-script=" + versionScript).str();
     // The C API lives in the runtime archive: pull it in.
-    args.push_back("-Wl,-u,dat_program_create");
+    args.append({"-shared", "-Wl,-u,dat_program_create", versionFlag});
   }
-  std::string versionFlag = ("-Wl,--version-script=" + versionScript).str();
-  if (library)
-    args.push_back(versionFlag);
   args.append({main, support, "-lm"});
   // GPU programs load libcuda.so.1 themselves (dlopen), at run time; CPU
   // programs call OpenBLAS for the library GEMM (--gemm library) and run

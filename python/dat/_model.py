@@ -216,11 +216,9 @@ class CompiledModel:
             out[:, :seq.shape[1]] = seq
             self._program.reset()
             for t in range(total - 1):
-                logits = self.step(out[:, t])
+                logits = self.step(out[:, t])  # numpy in, numpy out
                 if t >= seq.shape[1] - 1:
-                    out[:, t + 1] = np.argmax(np.asarray(
-                        logits.float() if _tensors.is_torch(logits)
-                        else logits), axis=-1)
+                    out[:, t + 1] = np.argmax(logits, axis=-1)
             rows.append(out)
         result = np.concatenate(rows)
         if like is not None:

@@ -70,8 +70,7 @@ int dat_program_has_step(const dat_program *program);
  * position, updating the program's KV caches, and writes the logits
  * [B, vocab] (the dtype of the step's `logits` result) to `logits`.
  * Fails past max_block_size positions. */
-int dat_program_step(dat_program *program, const int64_t *tokens,
-                     void *logits);
+int dat_program_step(dat_program *program, const int64_t *tokens, void *logits);
 
 /* The next position dat_program_step fills (0 after create or reset). */
 int64_t dat_program_position(const dat_program *program);

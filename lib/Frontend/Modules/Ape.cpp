@@ -310,15 +310,9 @@ static std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
              ")");
     return std::nullopt;
   }
-  std::optional<double> decayBase;
-  if (const json::Value *dv = mb.config.call.get("distance_decay")) {
-    decayBase = dv->getAsNumber();
-    if (!decayBase || !(*decayBase > 0 && *decayBase <= 1)) {
-      mb.error(mb.config.path + ": call.distance_decay: expected a number in "
-                                "(0, 1] (the models' 0.98)");
-      return std::nullopt;
-    }
-  }
+  std::optional<double> decayBase = readDistanceDecay(mb, std::nullopt);
+  if (mb.failed())
+    return std::nullopt;
   if (grid && axes != 2) {
     mb.error(mb.config.path + ": kwargs.positional_encoder.num_axes: the "
                               "reference's Grid is hard-wired to 2 axes");

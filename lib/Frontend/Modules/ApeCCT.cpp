@@ -186,7 +186,7 @@ static void buildApeCCT(ModelBuilder &mb, bool grid) {
              "square kernel_size");
     return;
   }
-  std::optional<double> base = decayBase(mb);
+  std::optional<double> base = readDistanceDecay(mb, 0.98);
   Value image = mb.input("pixel_values", 4);
   if (!base || mb.failed())
     return;

@@ -38,10 +38,6 @@ mlir::Value apeFFN(ModelBuilder &mb, const std::string &p, mlir::Value x,
                    int64_t dim, int64_t ratio = 4,
                    llvm::StringRef activation = "relu");
 
-/// The decay base: call.distance_decay, default the models' 0.98; nullopt
-/// after an error.
-std::optional<double> decayBase(ModelBuilder &mb);
-
 } // namespace dat
 
 #endif // DAT_FRONTEND_MODULES_APELAYERS_H

@@ -221,39 +221,43 @@ static Value apeEncoderDecoder(ModelBuilder &mb, const ApeSeq2Seq &m, Value x,
   });
 }
 
-/// The decay base: call.distance_decay, default the models' 0.98.
-std::optional<double> decayBase(ModelBuilder &mb) {
-  const json::Value *dv = mb.config.call.get("distance_decay");
-  if (!dv)
-    return 0.98;
-  std::optional<double> v = dv->getAsNumber();
-  if (!v || !(*v > 0 && *v <= 1)) {
-    mb.error(mb.config.path + ": call.distance_decay: expected a number in "
-                              "(0, 1] (the model's 0.98)");
-    return std::nullopt;
+/// The kwargs both encoder-decoders take: vocab_size, dim, num_heads,
+/// num_layers [encoder, decoder]; false after an error.
+static bool readEncoderDecoderKwargs(ModelBuilder &mb, int64_t &vocab,
+                                     int64_t &dim, int64_t &heads,
+                                     SmallVector<int64_t> &layers) {
+  vocab = mb.intArg("vocab_size");
+  dim = mb.intArg("dim");
+  heads = mb.intArg("num_heads");
+  layers = mb.intListArg("num_layers", 2);
+  if (mb.failed())
+    return false;
+  if (heads < 1 || dim % heads || dim / heads > 4096 || vocab < 1 ||
+      layers[0] > ModelBuilder::kMaxLayers ||
+      layers[1] > ModelBuilder::kMaxLayers) {
+    mb.error(mb.config.path +
+             ": kwargs: expected num_heads dividing dim "
+             "(at most 4096 per head), vocab_size >= 1 and "
+             "at most " +
+             Twine(ModelBuilder::kMaxLayers) + " layers each");
+    return false;
   }
-  return v;
+  return true;
 }
 
 void buildApeTreeAlgebraic(ModelBuilder &mb) {
-  int64_t vocab = mb.intArg("vocab_size"), dim = mb.intArg("dim"),
-          heads = mb.intArg("num_heads"),
-          branching = mb.intArg("branching_factor");
-  SmallVector<int64_t> layers = mb.intListArg("num_layers", 2);
-  if (mb.failed())
+  int64_t vocab = 0, dim = 0, heads = 0;
+  SmallVector<int64_t> layers;
+  int64_t branching = mb.intArg("branching_factor");
+  if (!readEncoderDecoderKwargs(mb, vocab, dim, heads, layers))
     return;
-  if (heads < 1 || dim % heads || dim / heads > 4096 || vocab < 1 ||
-      branching < 1 || branching > 1024 || layers[0] > mb.kMaxLayers ||
-      layers[1] > mb.kMaxLayers) {
-    mb.error(mb.config.path +
-             ": kwargs: expected num_heads dividing dim "
-             "(at most 4096 per head), vocab_size >= 1, "
-             "branching_factor in [1, 1024] and at most " +
-             Twine(ModelBuilder::kMaxLayers) + " layers each");
+  if (branching < 1 || branching > 1024) {
+    mb.error(mb.config.path + ": kwargs.branching_factor: expected an "
+                              "integer in [1, 1024]");
     return;
   }
   int64_t d = dim / heads;
-  std::optional<double> base = decayBase(mb);
+  std::optional<double> base = readDistanceDecay(mb, 0.98);
   if (!base)
     return;
   double decay = *base;
@@ -299,13 +303,14 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
         decMaps = maps(decPos, "decoder_tree_maps");
   if (mb.failed())
     return;
-  SmallVector<Value> every = {encPos, decPos};
-  ApeDecay encDecay =
-      ApeDecay::makeTree(mb, decay, encPos, encPos, every, branching);
-  ApeDecay decDecay =
-      ApeDecay::makeTree(mb, decay, decPos, decPos, every, branching);
-  ApeDecay crossDecay =
-      ApeDecay::makeTree(mb, decay, decPos, encPos, every, branching);
+  // Each side's nodes and ancestors, and T over both, once for the three
+  // attentions.
+  ApeDecay::TreeSide enc = ApeDecay::treeSide(mb, encPos, branching),
+                     dec = ApeDecay::treeSide(mb, decPos, branching);
+  Value longest = ApeDecay::longestPath(mb, {encPos, decPos}, branching);
+  ApeDecay encDecay = ApeDecay::makeTree(decay, enc, enc, longest, branching);
+  ApeDecay decDecay = ApeDecay::makeTree(decay, dec, dec, longest, branching);
+  ApeDecay crossDecay = ApeDecay::makeTree(decay, dec, enc, longest, branching);
 
   ApeSeq2Seq m{heads,   dim,       layers,   encMaps,
                decMaps, encDecay,  decDecay, crossDecay,
@@ -322,26 +327,15 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
 namespace dat {
 
 void buildApeMTAlgebraic(ModelBuilder &mb) {
-  int64_t vocab = mb.intArg("vocab_size"), dim = mb.intArg("dim"),
-          heads = mb.intArg("num_heads");
-  SmallVector<int64_t> layers = mb.intListArg("num_layers", 2);
+  int64_t vocab = 0, dim = 0, heads = 0;
+  SmallVector<int64_t> layers;
   // Beam search's tokens: not part of forward_train's logits.
   mb.intArg("sos_token_id");
   mb.intArg("eos_token_id");
-  if (mb.failed())
+  if (!readEncoderDecoderKwargs(mb, vocab, dim, heads, layers))
     return;
-  if (heads < 1 || dim % heads || dim / heads > 4096 || vocab < 1 ||
-      layers[0] > ModelBuilder::kMaxLayers ||
-      layers[1] > ModelBuilder::kMaxLayers) {
-    mb.error(mb.config.path +
-             ": kwargs: expected num_heads dividing dim "
-             "(at most 4096 per head), vocab_size >= 1 and "
-             "at most " +
-             Twine(ModelBuilder::kMaxLayers) + " layers each");
-    return;
-  }
   int64_t d = dim / heads;
-  std::optional<double> base = decayBase(mb);
+  std::optional<double> base = readDistanceDecay(mb, 0.98);
   Value srcIds = mb.input("source_ids", 2, "int64");
   Value tgtIds = mb.input("target_ids", 2, "int64");
   if (!base || mb.failed())

@@ -254,6 +254,20 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
       loop.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
 }
 
+std::optional<double> readDistanceDecay(ModelBuilder &mb,
+                                        std::optional<double> dflt) {
+  const json::Value *dv = mb.config.call.get("distance_decay");
+  if (!dv)
+    return dflt;
+  std::optional<double> v = dv->getAsNumber();
+  if (!v || !(*v > 0 && *v <= 1)) {
+    mb.error(mb.config.path + ": call.distance_decay: expected a number in "
+                              "(0, 1] (the models' 0.98)");
+    return std::nullopt;
+  }
+  return v;
+}
+
 /// A tree position's node (<= 0: the root).
 static Value treeNodes(ModelBuilder &mb, Value p) {
   auto pt = cast<RankedTensorType>(p.getType());
@@ -283,9 +297,8 @@ static Value treeAncestors(ModelBuilder &mb, Value p, int64_t branching) {
       });
 }
 
-/// T: the longest path among all the nodes of `every` (a 0-d tensor).
-static Value longestPath(ModelBuilder &mb, ArrayRef<Value> every,
-                         int64_t branching) {
+Value ApeDecay::longestPath(ModelBuilder &mb, ArrayRef<Value> every,
+                            int64_t branching) {
   Type i64 = mb.b.getI64Type();
   Value zero = arith::ConstantIntOp::create(mb.b, mb.loc, 0, 64);
   Value longest =
@@ -315,11 +328,19 @@ static Value longestPath(ModelBuilder &mb, ArrayRef<Value> every,
   return longest;
 }
 
+ApeDecay::TreeSide ApeDecay::treeSide(ModelBuilder &mb, Value positions,
+                                      int64_t branching) {
+  return {positions, treeNodes(mb, positions),
+          treeAncestors(mb, positions, branching)};
+}
+
 ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
                         ArrayRef<Value> positions, int64_t branching) {
-  if (kind == ApeDistance::Tree)
-    return makeTree(mb, base, positions.front(), positions.front(),
-                    positions.front(), branching);
+  if (kind == ApeDistance::Tree) {
+    TreeSide side = treeSide(mb, positions.front(), branching);
+    return makeTree(base, side, side,
+                    longestPath(mb, positions.front(), branching), branching);
+  }
   ApeDecay decay;
   decay.kind = kind;
   decay.base = base;
@@ -328,24 +349,19 @@ ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
   return decay;
 }
 
-ApeDecay ApeDecay::makeTree(ModelBuilder &mb, double base, Value q, Value k,
-                            ArrayRef<Value> every, int64_t branching) {
+ApeDecay ApeDecay::makeTree(double base, const TreeSide &q, const TreeSide &k,
+                            Value longest, int64_t branching) {
   ApeDecay decay;
   decay.kind = ApeDistance::Tree;
   decay.base = base;
   decay.branching = branching;
-  decay.qPositions = {q};
-  decay.kPositions = {k};
-  decay.qNode = treeNodes(mb, q);
-  decay.qAncestors = treeAncestors(mb, q, branching);
-  if (k == q) {
-    decay.kNode = decay.qNode;
-    decay.kAncestors = decay.qAncestors;
-  } else {
-    decay.kNode = treeNodes(mb, k);
-    decay.kAncestors = treeAncestors(mb, k, branching);
-  }
-  decay.longest = longestPath(mb, every, branching);
+  decay.qPositions = {q.positions};
+  decay.kPositions = {k.positions};
+  decay.qNode = q.node;
+  decay.qAncestors = q.ancestors;
+  decay.kNode = k.node;
+  decay.kAncestors = k.ancestors;
+  decay.longest = longest;
   return decay;
 }
 

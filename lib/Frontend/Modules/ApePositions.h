@@ -9,6 +9,8 @@
 
 #include "dat/Frontend/ModelBuilder.h"
 
+#include <optional>
+
 namespace dat {
 
 /// The deepest tree node the reference's path table holds (spec §9.2).
@@ -26,6 +28,12 @@ int64_t maxTreeNode(int64_t branching);
 /// the depth.
 mlir::Value treeMapsAtRunTime(ModelBuilder &mb, mlir::Value positions,
                               int64_t branching, int64_t heads, int64_t d);
+
+/// call.distance_decay, a number in (0, 1] (the APE models use 0.98), or
+/// `dflt` when the config has none; nullopt with an error for a bad value
+/// (check mb.failed()).
+std::optional<double> readDistanceDecay(ModelBuilder &mb,
+                                        std::optional<double> dflt);
 
 /// How APE's models measure the distance between two positions (§9.5).
 enum class ApeDistance {
@@ -52,12 +60,22 @@ struct ApeDecay {
   static ApeDecay make(ModelBuilder &mb, ApeDistance kind, double base,
                        llvm::ArrayRef<mlir::Value> positions,
                        int64_t branching);
-  /// Tree attention from the query nodes `q` to the key nodes `k`, with T
-  /// the longest path among all of `every` (TreeAlgebraic pads the paths
-  /// of the encoder's and the decoder's nodes together).
-  static ApeDecay makeTree(ModelBuilder &mb, double base, mlir::Value q,
-                           mlir::Value k, llvm::ArrayRef<mlir::Value> every,
+  /// What a tree distance needs of one side's positions [Bp, L]: the
+  /// nodes and their ancestors at depths 1..16 (-1 below the node).
+  struct TreeSide {
+    mlir::Value positions, node, ancestors;
+  };
+  static TreeSide treeSide(ModelBuilder &mb, mlir::Value positions,
                            int64_t branching);
+  /// T: the longest path among all the nodes of `every` (a 0-d tensor).
+  static mlir::Value longestPath(ModelBuilder &mb,
+                                 llvm::ArrayRef<mlir::Value> every,
+                                 int64_t branching);
+  /// Tree attention from the query side `q` to the key side `k`, with T
+  /// `longest` (TreeAlgebraic pads the paths of the encoder's and the
+  /// decoder's nodes together).
+  static ApeDecay makeTree(double base, const TreeSide &q, const TreeSide &k,
+                           mlir::Value longest, int64_t branching);
   /// base^dist [Bp, Lq, Lk] (the attention's score_scale), marked for the
   /// flash tiling to compute per tile.
   mlir::Value decayAt(ModelBuilder &mb) const;
