@@ -99,6 +99,9 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // into full blocks and a partial last one (causal bounds), and
           // the bounds of loops whose last block is full folded.
           // (Loops of one block, e.g. 17 keys, are folded away first.)
+          // Tile loops likewise: full tiles and a partial last one.
+          pm.addPass(createDatPeelTileLoops());
+          pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createSCFForLoopPeeling());
           pm.addPass(createSCFForLoopCanonicalizationPass());

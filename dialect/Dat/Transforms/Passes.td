@@ -169,6 +169,21 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
   ];
 }
 
+def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
+  let summary = "Split tile loops into full tiles and a partial last one";
+  let description = [{
+    Each `scf.forall` with static bounds whose step does not divide a
+    dimension's extent (1040 rows in tiles of 64) is split into a loop over
+    the full tiles and one over the last, partial tile, and the tile sizes
+    (`affine.min` of the induction variables) in both are folded to
+    constants. The vector layer (`dat-register-tiles`) needs static tiles:
+    without this, every tile of such a loop has a dynamic size and is left
+    to scalar code. (Upstream's `scf-for-loop-peeling` does the same for
+    `scf.for`.) Loops nested in a tile loop are split in the original only.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect"];
+}
+
 def DatRegisterTiles : Pass<"dat-register-tiles"> {
   let summary = "Register-tile and vectorize the contractions (CPU)";
   let description = [{

@@ -77,6 +77,27 @@ with torch.no_grad():
     x3, s3 = torch.randn(3, 12, 64), torch.randn(3, 12, 64)
     check("RelationalAttention batch 3", m(x=x3, symbols=s3), ra(x3, s3)[0])
 
+# Lengths the tiles do not divide (200 = 3 x 64 + 8): tile loops split into
+# full tiles and a partial last one (dat-peel-tile-loops), projections,
+# query tiles and key blocks alike.
+from dual_attention.attention import Attention
+kw = dict(d_model=64, n_heads=2, dropout=0.0)
+at = randomize(Attention(**kw))
+x200, s200 = torch.randn(1, 200, 64), torch.randn(1, 200, 64)
+for causal in (False, True):
+    m = dat.compile(at, kwargs=kw, inputs={"x": x200},
+                    call={"is_causal": causal})
+    with torch.no_grad():
+        want = at(x200, x200, x200, is_causal=causal)[0]
+    check("Attention length 200%s" % (" causal" if causal else ""),
+          m(x=x200), want)
+kw = dict(d_model=64, n_heads=4, n_relations=4, dropout=0.0,
+          rel_activation="relu", symmetric_rels=False)
+m = dat.compile(ra, kwargs=kw, inputs={"x": x200, "symbols": s200})
+with torch.no_grad():
+    check("RelationalAttention length 200", m(x=x200, symbols=s200),
+          ra(x200, s200)[0])
+
 # Dual attention.
 from dual_attention.dual_attention import DualAttention
 kw = dict(d_model=64, n_heads_sa=2, n_heads_ra=2, dropout=0.0,

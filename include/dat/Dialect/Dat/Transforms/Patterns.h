@@ -8,6 +8,7 @@
 #define DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -60,6 +61,13 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
 /// the loops.
 LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
                                        int64_t rows, bool outsideLoops);
+
+/// Splits each dimension of `forall` whose step does not divide its static
+/// extent into a loop over the full tiles and one over the partial last
+/// tile, and folds the tile sizes in both. Returns the number of loops
+/// added; fails, changing nothing, on dynamic bounds.
+FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
+                                    scf::ForallOp forall);
 
 /// Lets `op`, inside a loop, read inputs that transposes in its block made
 /// through permuted indexing maps instead (no per-iteration copy).
