@@ -179,7 +179,10 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
     constants. The vector layer (`dat-register-tiles`) needs static tiles:
     without this, every tile of such a loop has a dynamic size and is left
     to scalar code. (Upstream's `scf-for-loop-peeling` does the same for
-    `scf.for`.) Loops nested in a tile loop are split in the original only.
+    `scf.for`.) The second loop has the unit attribute `dat.rest_of_split`:
+    its tiles are disjoint from those of the loop whose result it continues
+    (dat-register-tiles moves a transpose of the result into both). Loops
+    nested in a tile loop are split in the original only.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect"];
 }

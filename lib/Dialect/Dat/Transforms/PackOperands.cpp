@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "LinalgBuilders.h"
@@ -19,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::dat {
@@ -32,6 +34,19 @@ bool isDefinedOutsideLoops(Value value, Operation *op) {
       outermost = p;
   return outermost &&
          !outermost->isAncestor(value.getParentBlock()->getParentOp());
+}
+
+/// A transpose of `value` by `perm` made before `user` (by an earlier
+/// packing: each loop of a split tile loop, each key loop of a peeled one,
+/// reads the same packed tensor), or null.
+Value findTranspose(Value value, ArrayRef<int64_t> perm, Operation *user) {
+  DominanceInfo dominance;
+  for (Operation *u : value.getUsers())
+    if (auto t = dyn_cast<linalg::TransposeOp>(u);
+        t && t.getInput() == value && t.getPermutation() == perm &&
+        dominance.properlyDominates(t.getOperation(), user))
+      return t->getResult(0);
+  return {};
 }
 
 } // namespace
@@ -107,8 +122,11 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     // of a head, a weight's rows): the whole tensor is packed once, and the
     // tile loops slice the packed one.
     Value whole = slice.getSource();
-    rewriter.setInsertionPointAfterValue(whole);
-    Value wholePacked = buildTranspose(rewriter, loc, whole, sourcePerm);
+    Value wholePacked = findTranspose(whole, sourcePerm, op);
+    if (!wholePacked) {
+      rewriter.setInsertionPointAfterValue(whole);
+      wholePacked = buildTranspose(rewriter, loc, whole, sourcePerm);
+    }
     rewriter.setInsertionPoint(op);
     packed = tensor::ExtractSliceOp::create(
         rewriter, loc, wholePacked,
@@ -116,7 +134,9 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
         applyPermutation(slice.getMixedSizes(), sourcePerm),
         applyPermutation(slice.getMixedStrides(), sourcePerm));
   } else {
-    packed = buildTranspose(rewriter, loc, source, sourcePerm);
+    packed = findTranspose(source, sourcePerm, op);
+    if (!packed)
+      packed = buildTranspose(rewriter, loc, source, sourcePerm);
   }
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -140,11 +160,38 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
+/// The single insert of `forall`'s tile into its only output, where every
+/// other use of that output is a slice (a tile op's outs: an undefined tile,
+/// since the tiles are disjoint and the chain starts from an empty tensor).
+static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
+  if (forall->getNumResults() != 1)
+    return {};
+  SmallVector<Operation *> yields;
+  for (Operation &op : forall.getTerminator().getYieldingOps())
+    yields.push_back(&op);
+  auto insert = yields.size() == 1
+                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
+                    : tensor::ParallelInsertSliceOp();
+  BlockArgument out = forall.getRegionIterArgs()[0];
+  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
+      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
+      !insert.getSourceType().hasStaticShape())
+    return {};
+  for (OpOperand &use : out.getUses())
+    if (use.getOwner() != insert &&
+        !isa<tensor::ExtractSliceOp>(use.getOwner()))
+      return {};
+  return insert;
+}
+
 /// Moves a transpose of a tile loop's result (head merges, packed key
 /// heads; through an expand_shape that splits only whole-tile dimensions)
 /// into the loop: each tile is transposed where it is made, in parallel and
 /// in cache, and inserted into the transposed result, instead of one
-/// single-threaded transpose of the whole tensor after the loop.
+/// single-threaded transpose of the whole tensor after the loop. A loop
+/// split into full tiles and a partial last one (dat-peel-tile-loops) is a
+/// chain of loops, each filling its tiles of the previous one's result:
+/// each gets the transpose.
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose) {
   Value input = transpose.getInput();
@@ -154,95 +201,102 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
       return failure();
     input = expand.getSrc();
   }
-  auto forall = input.getDefiningOp<scf::ForallOp>();
-  if (!forall || forall->getNumResults() != 1 || !input.hasOneUse() ||
-      !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+  // The chain of loops, last first.
+  SmallVector<scf::ForallOp> chain;
+  for (Value v = input; auto forall = v.getDefiningOp<scf::ForallOp>();
+       v = forall.getOutputs()[0]) {
+    if (!v.hasOneUse() || !tileInsert(forall) ||
+        (!chain.empty() && !chain.back()->hasAttr(kRestOfSplitAttr)))
+      return failure();
+    chain.push_back(forall);
+  }
+  if (chain.empty() ||
+      !chain.back().getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return failure();
   auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
   if (!resultType.hasStaticShape())
     return failure();
-  scf::InParallelOp terminator = forall.getTerminator();
-  SmallVector<Operation *> yields;
-  for (Operation &op : terminator.getYieldingOps())
-    yields.push_back(&op);
-  auto insert = yields.size() == 1
-                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
-                    : tensor::ParallelInsertSliceOp();
-  BlockArgument out = forall.getRegionIterArgs()[0];
-  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
-      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
-      !insert.getSourceType().hasStaticShape())
-    return failure();
-  // Every other use of the destination reads an undefined tile (the loop's
-  // destination is empty): a slice for a tile op's outs.
-  for (OpOperand &use : out.getUses())
-    if (use.getOwner() != insert &&
-        !isa<tensor::ExtractSliceOp>(use.getOwner()))
-      return failure();
 
-  // The insert's offsets and sizes after the expand_shape.
-  SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
-  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
-  RankedTensorType tileType = insert.getSourceType();
+  // Each insert's offsets and sizes after the expand_shape.
   SmallVector<ReassociationIndices> groups;
-  if (expand) {
+  if (expand)
     groups = expand.getReassociationIndices();
-    auto expandedType = expand.getResultType();
-    SmallVector<OpFoldResult> newOffsets, newSizes;
-    SmallVector<int64_t> tileShape;
-    for (auto [src, group] : llvm::enumerate(groups)) {
-      if (group.size() == 1) {
-        newOffsets.push_back(offsets[src]);
-        newSizes.push_back(sizes[src]);
-        tileShape.push_back(tileType.getDimSize(src));
-        continue;
+  struct Tile {
+    SmallVector<OpFoldResult> offsets, sizes;
+    RankedTensorType type;
+  };
+  SmallVector<Tile> tiles;
+  for (scf::ForallOp forall : chain) {
+    tensor::ParallelInsertSliceOp insert = tileInsert(forall);
+    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(),
+              insert.getSourceType()};
+    if (expand) {
+      auto expandedType = expand.getResultType();
+      Tile expanded;
+      SmallVector<int64_t> tileShape;
+      for (auto [src, group] : llvm::enumerate(groups)) {
+        if (group.size() == 1) {
+          expanded.offsets.push_back(tile.offsets[src]);
+          expanded.sizes.push_back(tile.sizes[src]);
+          tileShape.push_back(tile.type.getDimSize(src));
+          continue;
+        }
+        std::optional<int64_t> offset = getConstantIntValue(tile.offsets[src]);
+        if (!offset || *offset != 0 ||
+            tile.type.getDimSize(src) != insert.getDestType().getDimSize(src))
+          return failure();
+        for (int64_t d : group) {
+          expanded.offsets.push_back(rewriter.getIndexAttr(0));
+          expanded.sizes.push_back(
+              rewriter.getIndexAttr(expandedType.getDimSize(d)));
+          tileShape.push_back(expandedType.getDimSize(d));
+        }
       }
-      std::optional<int64_t> offset = getConstantIntValue(offsets[src]);
-      if (!offset || *offset != 0 ||
-          tileType.getDimSize(src) != insert.getDestType().getDimSize(src))
-        return failure();
-      for (int64_t d : group) {
-        newOffsets.push_back(rewriter.getIndexAttr(0));
-        newSizes.push_back(rewriter.getIndexAttr(expandedType.getDimSize(d)));
-        tileShape.push_back(expandedType.getDimSize(d));
-      }
+      expanded.type =
+          RankedTensorType::get(tileShape, tile.type.getElementType());
+      tile = std::move(expanded);
     }
-    offsets = std::move(newOffsets);
-    sizes = std::move(newSizes);
-    tileType = RankedTensorType::get(tileShape, tileType.getElementType());
+    tiles.push_back(std::move(tile));
   }
   ArrayRef<int64_t> perm = transpose.getPermutation();
 
-  // The loop now makes the transposed tensor.
-  Location loc = forall.getLoc();
-  rewriter.setInsertionPoint(forall);
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+  // The loops now make the transposed tensor, first to last.
+  rewriter.setInsertionPoint(chain.back());
+  Value init = tensor::EmptyOp::create(rewriter, chain.back().getLoc(),
+                                       resultType.getShape(),
                                        resultType.getElementType());
-  for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
-    if (use.getOwner() == insert)
-      continue;
-    auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
-    rewriter.setInsertionPoint(slice);
-    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-        slice, slice.getResultType().getShape(),
-        slice.getResultType().getElementType());
+  for (auto [forall, tile] : llvm::reverse(llvm::zip_equal(chain, tiles))) {
+    Location loc = forall.getLoc();
+    tensor::ParallelInsertSliceOp insert = tileInsert(forall);
+    BlockArgument out = forall.getRegionIterArgs()[0];
+    for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
+      if (use.getOwner() == insert)
+        continue;
+      auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getResultType().getShape(),
+          slice.getResultType().getElementType());
+    }
+    rewriter.modifyOpInPlace(forall, [&] {
+      forall.getOutputsMutable()[0].assign(init);
+      out.setType(resultType);
+      forall->getResult(0).setType(resultType);
+    });
+    rewriter.setInsertionPoint(forall.getTerminator());
+    Value value = insert.getSource();
+    if (expand)
+      value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
+                                            groups);
+    value = buildTranspose(rewriter, loc, value, perm);
+    rewriter.setInsertionPoint(insert);
+    SmallVector<OpFoldResult> strides(perm.size(), rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
+        insert, value, out, applyPermutation(tile.offsets, perm),
+        applyPermutation(tile.sizes, perm), strides);
+    init = forall->getResult(0);
   }
-  rewriter.modifyOpInPlace(forall, [&] {
-    forall.getOutputsMutable()[0].assign(init);
-    out.setType(resultType);
-    forall->getResult(0).setType(resultType);
-  });
-  rewriter.setInsertionPoint(terminator);
-  Value tile = insert.getSource();
-  if (expand)
-    tile = tensor::ExpandShapeOp::create(rewriter, loc, tileType, tile, groups);
-  tile = buildTranspose(rewriter, loc, tile, perm);
-  rewriter.setInsertionPoint(insert);
-  SmallVector<OpFoldResult> strides(perm.size(), rewriter.getIndexAttr(1));
-  rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
-      insert, tile, out, applyPermutation(offsets, perm),
-      applyPermutation(sizes, perm), strides);
-  rewriter.replaceOp(transpose, forall->getResult(0));
+  rewriter.replaceOp(transpose, chain.front()->getResult(0));
   if (expand)
     rewriter.eraseOp(expand);
   return success();

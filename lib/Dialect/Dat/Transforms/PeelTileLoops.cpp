@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
@@ -29,32 +30,41 @@ namespace mlir::dat {
 
 namespace {
 
-/// The bounds of `iv` where it is an `scf.forall` or `scf.for` induction
-/// variable.
-LogicalResult matchTileLoop(Value iv, OpFoldResult &lb, OpFoldResult &ub,
-                            OpFoldResult &step) {
-  if (auto arg = dyn_cast<BlockArgument>(iv))
-    if (auto forall = dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp()))
-      if (arg.getArgNumber() < forall.getRank()) {
-        unsigned d = arg.getArgNumber();
-        lb = forall.getMixedLowerBound()[d];
-        ub = forall.getMixedUpperBound()[d];
-        step = forall.getMixedStep()[d];
-        return success();
-      }
-  return scf::matchForLikeLoop(iv, lb, ub, step);
+/// The bounds of `iv` where it is an induction variable of `forall`.
+LogicalResult matchTileLoop(scf::ForallOp forall, Value iv, OpFoldResult &lb,
+                            OpFoldResult &ub, OpFoldResult &step) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  if (!arg || arg.getOwner() != forall.getBody() ||
+      arg.getArgNumber() >= forall.getRank())
+    return failure();
+  unsigned d = arg.getArgNumber();
+  lb = forall.getMixedLowerBound()[d];
+  ub = forall.getMixedUpperBound()[d];
+  step = forall.getMixedStep()[d];
+  return success();
 }
 
-/// Folds the tile sizes (`affine.min`/`affine.max` of the induction
-/// variables) in `forall` using its new bounds.
+/// Folds the tile sizes in `forall` — `affine.min`/`affine.max` of its
+/// induction variables only — using its new bounds. (Bounds made from them,
+/// e.g. a causal key loop's, are left opaque: scf-for-loop-peeling proves
+/// its blocks full from that value, not from an expression of the tile.)
 void simplifyTileSizes(RewriterBase &rewriter, scf::ForallOp forall) {
   SmallVector<Operation *> minMax;
   forall.getBody()->walk([&](Operation *op) {
-    if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op))
+    if (!isa<affine::AffineMinOp, affine::AffineMaxOp>(op))
+      return;
+    if (llvm::all_of(op->getOperands(), [&](Value v) {
+          auto arg = dyn_cast<BlockArgument>(v);
+          return arg && arg.getOwner() == forall.getBody();
+        }))
       minMax.push_back(op);
   });
+  auto matcher = [&](Value iv, OpFoldResult &lb, OpFoldResult &ub,
+                     OpFoldResult &step) {
+    return matchTileLoop(forall, iv, lb, ub, step);
+  };
   for (Operation *op : minMax)
-    (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matchTileLoop);
+    (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matcher);
 }
 
 } // namespace
@@ -93,6 +103,7 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
         SmallVector<int64_t> restLbs(rest.getStaticLowerBound());
         restLbs[d] = full;
         rest.setStaticLowerBound(restLbs);
+        rest->setAttr(kRestOfSplitAttr, rewriter.getUnitAttr());
       });
       rewriter.modifyOpInPlace(loop, [&] {
         SmallVector<int64_t> loopUbs(loop.getStaticUpperBound());
@@ -105,8 +116,9 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
     }
     loops = std::move(split);
   }
-  for (scf::ForallOp loop : loops)
-    simplifyTileSizes(rewriter, loop);
+  if (added)
+    for (scf::ForallOp loop : loops)
+      simplifyTileSizes(rewriter, loop);
   return added;
 }
 

@@ -224,3 +224,69 @@ func.func @values(%p: tensor<1x1x8x32xf32>, %v: tensor<1x64x2x32xf32>, %acc: ten
   }
   return %r : tensor<1x1x8x32xf32>
 }
+
+// -----
+
+// A tile loop split into full tiles and a partial last one
+// (dat-peel-tile-loops: the second is marked dat.rest_of_split, its tiles
+// disjoint from the first's): the transpose of the result moves into both
+// loops, the second filling the first one's transposed result.
+// CHECK-LABEL: func.func @split_loop_transposed
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x16x200xf32>
+// CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (2, 192) step (1, 64) shared_outs(%[[O1:.+]] = %[[E]]) -> (tensor<2x16x200xf32>)
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x64x16xf32>) outs(%{{.+}} : tensor<1x16x64xf32>) permutation = [0, 2, 1]
+// CHECK: tensor.parallel_insert_slice %{{.+}} into %[[O1]][%{{.+}}, 0, %{{.+}}] [1, 16, 64]
+// CHECK: %[[REST:.+]] = scf.forall (%{{.+}}) in (2) shared_outs(%[[O2:.+]] = %[[FULL]]) -> (tensor<2x16x200xf32>)
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x8x16xf32>) outs(%{{.+}} : tensor<1x16x8xf32>) permutation = [0, 2, 1]
+// CHECK: tensor.parallel_insert_slice %{{.+}} into %[[O2]][%{{.+}}, 0, 192] [1, 16, 8]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[REST]]
+// Without the mark, the second loop may read what the first wrote (an
+// update in place): the transpose stays after the loops.
+// CHECK-LABEL: func.func @chained_loops_transposed
+// CHECK-COUNT-2: scf.forall
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<2x200x16xf32>)
+func.func @split_loop_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200xf32> {
+  %e = tensor.empty() : tensor<2x200x16xf32>
+  %full = scf.forall (%h, %i) = (0, 0) to (2, 192) step (1, 64) shared_outs(%o = %e) -> (tensor<2x200x16xf32>) {
+    %s = tensor.extract_slice %x[%h, %i, 0] [1, 64, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x64x16xf32>
+    %d = tensor.extract_slice %o[%h, %i, 0] [1, 64, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x64x16xf32>
+    %t = linalg.exp ins(%s : tensor<1x64x16xf32>) outs(%d : tensor<1x64x16xf32>) -> tensor<1x64x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%h, %i, 0] [1, 64, 16] [1, 1, 1] : tensor<1x64x16xf32> into tensor<2x200x16xf32>
+    }
+  }
+  %rest = scf.forall (%h) in (2) shared_outs(%o = %full) -> (tensor<2x200x16xf32>) {
+    %d = tensor.extract_slice %o[%h, 192, 0] [1, 8, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x8x16xf32>
+    %s = tensor.extract_slice %x[%h, 192, 0] [1, 8, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x8x16xf32>
+    %t = linalg.exp ins(%s : tensor<1x8x16xf32>) outs(%d : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%h, 192, 0] [1, 8, 16] [1, 1, 1] : tensor<1x8x16xf32> into tensor<2x200x16xf32>
+    }
+  } {dat.rest_of_split}
+  %te = tensor.empty() : tensor<2x16x200xf32>
+  %tr = linalg.transpose ins(%rest : tensor<2x200x16xf32>) outs(%te : tensor<2x16x200xf32>) permutation = [0, 2, 1]
+  return %tr : tensor<2x16x200xf32>
+}
+
+func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200xf32> {
+  %e = tensor.empty() : tensor<2x200x16xf32>
+  %first = scf.forall (%h) in (2) shared_outs(%o = %e) -> (tensor<2x200x16xf32>) {
+    %s = tensor.extract_slice %x[%h, 0, 0] [1, 200, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x200x16xf32>
+    %d = tensor.extract_slice %o[%h, 0, 0] [1, 200, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x200x16xf32>
+    %t = linalg.exp ins(%s : tensor<1x200x16xf32>) outs(%d : tensor<1x200x16xf32>) -> tensor<1x200x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%h, 0, 0] [1, 200, 16] [1, 1, 1] : tensor<1x200x16xf32> into tensor<2x200x16xf32>
+    }
+  }
+  %second = scf.forall (%h) in (2) shared_outs(%o = %first) -> (tensor<2x200x16xf32>) {
+    %d = tensor.extract_slice %o[%h, 0, 0] [1, 200, 16] [1, 1, 1] : tensor<2x200x16xf32> to tensor<1x200x16xf32>
+    %t = linalg.exp ins(%d : tensor<1x200x16xf32>) outs(%d : tensor<1x200x16xf32>) -> tensor<1x200x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%h, 0, 0] [1, 200, 16] [1, 1, 1] : tensor<1x200x16xf32> into tensor<2x200x16xf32>
+    }
+  }
+  %te = tensor.empty() : tensor<2x16x200xf32>
+  %tr = linalg.transpose ins(%second : tensor<2x200x16xf32>) outs(%te : tensor<2x16x200xf32>) permutation = [0, 2, 1]
+  return %tr : tensor<2x16x200xf32>
+}

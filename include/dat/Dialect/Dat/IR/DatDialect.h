@@ -23,6 +23,12 @@ namespace mlir::dat {
 /// tiles slice it, so that the whole result never exists.
 inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
     "dat.recompute_per_tile";
+
+/// A unit attribute on the `scf.forall` that dat-peel-tile-loops split off
+/// a tile loop (its partial last tiles): its tiles are disjoint from those
+/// of the loop whose result it continues (its output), so a tile it slices
+/// from that output was never written.
+inline constexpr llvm::StringLiteral kRestOfSplitAttr = "dat.rest_of_split";
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_IR_DATDIALECT_H
