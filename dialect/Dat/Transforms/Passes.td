@@ -217,7 +217,9 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
     Each output of a contraction is still one sum in the reduction's order
     and row sums are fixed trees: results are deterministic and do not
     depend on the thread count. With `outside-loops=false` (`--gemm
-    library`) whole projections are left to the library.
+    library`) whole projections in the form dat-gemm-library-calls takes
+    (`[out, in]` weights) are left to the library; other contractions
+    outside loops (HYLA's `[in, out]` kernels) are still register-tiled.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
@@ -225,8 +227,8 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
     Option<"rows", "rows", "int64_t", "8",
            "Rows of a register tile (accumulators: rows × 2 vectors)">,
     Option<"outsideLoops", "outside-loops", "bool", "true",
-           "Also the contractions outside any loop (whole projections; off "
-           "where they become library GEMM calls)">
+           "Also the projections outside any loop that the library GEMM "
+           "could take (off where they become library GEMM calls)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

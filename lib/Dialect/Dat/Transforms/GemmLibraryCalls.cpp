@@ -59,17 +59,14 @@ static bool isContiguous(Value v) {
          !t.getMemorySpace();
 }
 
-/// The GEMM `op` is, as (x, w, y) operands, or failure.
-static FailureOr<std::array<Value, 3>> matchProjection(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op->getParentOfType<LoopLikeOpInterface>() ||
-      op->getParentOfType<gpu::LaunchOp>())
-    return failure();
+bool hasProjectionGemmForm(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
   unsigned n = op.getNumLoops();
   auto iters = op.getIteratorTypesArray();
   if (n < 3 || iters.back() != utils::IteratorType::reduction ||
       op.getNumReductionLoops() != 1)
-    return failure();
+    return false;
   MLIRContext *ctx = op.getContext();
   // x: (leading..., i), W: (o, i), y: (leading..., o); o = n-2, i = n-1.
   SmallVector<AffineExpr> lead;
@@ -85,14 +82,22 @@ static FailureOr<std::array<Value, 3>> matchProjection(linalg::GenericOp op) {
       AffineMap::get(n, 0, ye, ctx)};
   if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want) ||
       !isMulAddBody(op))
+    return false;
+  Type et = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  return getElementTypeOrSelf(op.getDpsInputs()[1].getType()) == et &&
+         getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32() &&
+         (et.isF32() || et.isBF16());
+}
+
+/// The GEMM `op` is, as (x, w, y) operands, or failure.
+static FailureOr<std::array<Value, 3>> matchProjection(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() ||
+      op->getParentOfType<LoopLikeOpInterface>() ||
+      op->getParentOfType<gpu::LaunchOp>() || !hasProjectionGemmForm(op))
     return failure();
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
         y = op.getDpsInits()[0];
-  Type et = getElementTypeOrSelf(x.getType());
-  if (!isContiguous(x) || !isContiguous(w) || !isContiguous(y) ||
-      getElementTypeOrSelf(w.getType()) != et ||
-      !getElementTypeOrSelf(y.getType()).isF32() ||
-      !(et.isF32() || et.isBF16()))
+  if (!isContiguous(x) || !isContiguous(w) || !isContiguous(y))
     return failure();
   return std::array<Value, 3>{x, w, y};
 }

@@ -93,11 +93,16 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
       continue;
     if (extents[d] < 4)
       break;
-    for (int64_t t = 2 * vectorWidth; t >= 4; t -= 4)
+    // Whole registers where they divide the extent (a head of 80 or 48:
+    // one register, more rows), else a multiple of 4 lanes.
+    for (int64_t t : {2 * vectorWidth, vectorWidth})
       if (extents[d] % t == 0) {
         vectorTile = t;
         break;
       }
+    for (int64_t t = 2 * vectorWidth; t >= 4 && !vectorTile; t -= 4)
+      if (extents[d] % t == 0)
+        vectorTile = t;
     // No divisor of a few lanes (17 tokens): partial tiles, whose vectors
     // are masked.
     if (vectorTile < std::min<int64_t>(vectorWidth / 2, extents[d]))
@@ -362,7 +367,10 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
     foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
     FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
-    if (succeeded(tile) && (inLoop || outsideLoops)) {
+    // (Without `outsideLoops`, projections are left to the library's GEMM;
+    // contractions of other forms — HYLA's [in, out] kernels — are not.)
+    if (succeeded(tile) &&
+        (inLoop || outsideLoops || !hasProjectionGemmForm(op))) {
       if (failed(tileContraction(rewriter, op, *tile)))
         return failure();
       continue;

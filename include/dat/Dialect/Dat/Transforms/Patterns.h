@@ -53,10 +53,16 @@ LogicalResult narrowFloatStorage(ModuleOp module, FloatType storage);
 /// calls made.
 FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
 
+/// Whether `op` is a projection y[..., o] += Σ_i x[..., i] · W[o, i] (f32 or
+/// bf16 operands, f32 result) in the form dat-gemm-library-calls calls the
+/// runtime's GEMM for (on contiguous buffers outside loops).
+bool hasProjectionGemmForm(linalg::GenericOp op);
+
 /// The CPU's vector layer on `root` (see dat-register-tiles): static f32
 /// contractions register-tiled (rows × two vectors of `vectorWidth` lanes)
 /// and lowered to FMA outer products with their accumulators in registers
-/// (with `outsideLoops`, also those outside any loop), the tile bodies' other
+/// (with `outsideLoops`, also those outside any loop; without, still those
+/// that are not in the library's projection form), the tile bodies' other
 /// ops vectorized row by row, transposes of tile loops' results moved into
 /// the loops.
 LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
