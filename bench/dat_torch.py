@@ -342,6 +342,35 @@ def _retrieve_symbols(W, kind, skw, x):
         M = skw["max_rel_pos"]
         rel = torch.arange(L)[None, :] - torch.arange(L)[:, None]
         return W["rel_pos_enc.rel_pos_embeddings"][(rel.clamp(-M, M) + M).to(x.device)]
+    if kind == "rel_sym_attn":
+        # RelationalSymbolicAttention (spec 4.4): relations to a fixed
+        # neighbourhood (clamped at the ends), softmax over it, projected
+        # to the model width and read through symbolic attention.
+        Hr = skw["rel_n_heads"]
+        dk = D // Hr
+        delta = skw["nbhd_delta"]
+        if skw.get("causal_nbhd", True):
+            offsets = ([0] if skw.get("include_self", False) else []) + \
+                [-m for m in range(1, delta + 1)]
+        else:
+            offsets = list(range(-delta, 0)) + \
+                ([0] if skw.get("include_self", False) else []) + \
+                list(range(1, delta + 1))
+        q = _linear(x, W, "q_proj", True).view(B, L, Hr, dk).transpose(1, 2)
+        k = _linear(x, W, "k_proj", True).view(B, L, Hr, dk).transpose(1, 2)
+        nbhd = (torch.arange(L)[:, None] + torch.tensor(offsets)[None, :])
+        nbhd = nbhd.clamp(0, L - 1).to(x.device)
+        rels = torch.einsum("bhid,bhimd->bhim", q, k[:, :, nbhd])
+        if skw.get("normalize_rels", True):
+            scale = skw.get("rel_scale") or dk ** -0.5
+            rels = torch.softmax(rels * scale, dim=-1)
+        # z[b, i, m·Hr + h] = R[b, h, i, m]
+        z = rels.permute(0, 2, 3, 1).reshape(B, L, len(offsets) * Hr)
+        return _retrieve_symbols(
+            _sub(W, "symbolic_attention."), "symbolic_attention",
+            {"n_heads": skw["symbolic_attn_n_heads"],
+             "scale": skw.get("symbolic_attn_scale")},
+            _linear(z, W, "model_dim_proj", True))
     raise ValueError("symbol retrieval %r is not in the baselines" % kind)
 
 

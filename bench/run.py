@@ -8,7 +8,7 @@ usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
 For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
 N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program (`prog --repeat`,
-median of several runs); times the baselines from dat_torch.py — eager,
+median of several runs, each at least 300 ms long); times the baselines from dat_torch.py — eager,
 torch.compile, F.scaled_dot_product_attention and FlexAttention (compiled,
 torch >= 2.5) for standard attention, and JAX `jit` of dat_jax.py for HYLA —
 with CUDA events (median of several measurements after warm-up) on the same
@@ -116,10 +116,29 @@ def measure_cpu_peak():
             os.remove(exe)
 
 
+# Each measurement lasts at least this long (a small model's few calls
+# would otherwise time thread wake-ups and the machine's noise): the
+# repeat count of both sides grows to fill it.
+MIN_MEASURE_MS = 300.0
+
+
+def enough(repeat, ms_per_call):
+    """`repeat`, raised so that a measurement lasts MIN_MEASURE_MS."""
+    if ms_per_call <= 0:
+        return repeat
+    return max(repeat, min(100000, int(MIN_MEASURE_MS / ms_per_call) + 1))
+
+
 def time_program(prog, inputs, repeat, runs=3):
     """(median ms per run, peak bytes): the peak is what the model allocated
     plus its arguments' device copies (weights and inputs, which a
     baseline's max_memory_allocated counts too)."""
+    probe = subprocess.run([prog, "--input", inputs, "--repeat", "1",
+                            "--json"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        report = json.loads(next(line for line in probe.stdout.splitlines()
+                                 if line.startswith('{"runs"')))
+        repeat = enough(repeat, report["ms_per_run"])
     times, peak = [], 0
     for _ in range(runs):
         r = subprocess.run([prog, "--input", inputs, "--repeat", str(repeat),
@@ -134,9 +153,17 @@ def time_program(prog, inputs, repeat, runs=3):
 
 
 def time_fn(fn, device, repeat, runs=5):
-    """Median ms per call of fn() over `runs` measurements of `repeat` calls."""
+    """Median ms per call of fn() over `runs` measurements of `repeat` calls
+    (raised so that each lasts MIN_MEASURE_MS)."""
     for _ in range(2):
         fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    repeat = enough(repeat, (time.perf_counter() - t0) * 1e3)
     times = []
     for _ in range(runs):
         if device == "cuda":
@@ -175,6 +202,9 @@ def time_jax(entry, W, io, out, device, repeat, precision, runs=5):
     kw, call = entry["kwargs"], entry.get("call", {})
     jitted = jax.jit(lambda W, io: fn(W, kw, call, io)[out])
     y = jitted(Wj, ioj).block_until_ready()
+    t0 = time.perf_counter()
+    jitted(Wj, ioj).block_until_ready()
+    repeat = enough(repeat, (time.perf_counter() - t0) * 1e3)
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()

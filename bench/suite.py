@@ -7,8 +7,9 @@ usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke | --cpu]
        suite.py list
 
 `--cpu` builds the CPU suite instead, sized for a 2-core machine (implies
---target cpu --precision fp32; the kernels at N = 512 to 2048, a small DAT
-LM, ViT and Vision DAT); `--smoke` builds the kernels and two models at
+--target cpu --precision fp32; the kernels at N = 512 to 2048, again at
+shapes the code was not tuned for (N = 777 and 1000, heads of 48 and 80),
+a small DAT LM, ViT and Vision DAT); `--smoke` builds the kernels and two models at
 tiny sizes (to check the
 scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
 file kept; `--precision` lists the precisions to build (default bf16,fp32:
@@ -174,6 +175,13 @@ def cpu_suite():
     entries.append(_relational(512, "identity", True, b=1, d=256, h=8, r=8))
     entries += [_hyla(n, b=1, h=8, dh=32) for n in (512, 1024)]
     entries.append(_ape("Sequential", 1024, b=1, h=8, dh=64))
+    # Shapes the vector layer was not tuned for: lengths no tile divides,
+    # heads of 48 and 80, six heads.
+    entries.append(_attention(80, 1000, False, b=1, h=8))
+    entries.append(_attention(64, 777, True, b=1, h=6))
+    entries.append(_relational(1000, "relu", False, b=1, d=192, h=6, r=4))
+    entries.append(_hyla(1000, b=1, h=6, dh=48))
+    entries.append(_ape("Sequential", 1000, b=1, h=6, dh=64))
     lm = _model("tiny-dat-lm.json", "M1-dat-lm-small", {"idx": {
         "shape": [4, 256], "dtype": "int64", "fill": "tokens:97"}})
     lm["kwargs"]["max_block_size"] = 256

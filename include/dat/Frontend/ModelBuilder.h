@@ -1,5 +1,4 @@
-//===- ModelBuilder.h - building dat IR from a model description -*- C++
-//-*-===//
+//===- ModelBuilder.h - building dat IR from a model description *- C++ -*-===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
@@ -8,6 +7,9 @@
 // requested outputs as results), typed access to the kwargs with defaults,
 // and the layer helpers (linear, head split/merge). Errors are sticky: the
 // first one is kept, later calls become no-ops, and `finish` reports it.
+// Defined by job: the function, its arguments, caches and outlined layers
+// in ModelBuilder.cpp; the kwargs readers in ModelKwargs.cpp; the layer
+// library in ModelLayers.cpp.
 //
 //===----------------------------------------------------------------------===//
 
