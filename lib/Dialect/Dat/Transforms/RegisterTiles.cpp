@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -402,8 +403,20 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
 
   // The accumulators out of the reduction loops (into iter_args).
   // (Partial tiles' sizes first, so that their slices are invariant.)
+  // Tensors a tile writes (fills, empty tensors: DPS destinations) stay
+  // where they are: hoisted out of a tile loop, one buffer would be shared
+  // by every tile, and bufferization would copy it for each instead.
   root->walk([&](LoopLikeOpInterface loop) {
-    moveLoopInvariantCode(loop);
+    moveLoopInvariantCode(
+        loop.getLoopRegions(),
+        [&](Value value, Region *) {
+          return loop.isDefinedOutsideOfLoop(value);
+        },
+        [&](Operation *op, Region *) {
+          return !isa<DestinationStyleOpInterface, tensor::EmptyOp>(op) &&
+                 isMemoryEffectFree(op) && isSpeculatable(op);
+        },
+        [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
     hoistLoopInvariantSubsets(rewriter, loop);
   });
   return success();
