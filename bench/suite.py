@@ -190,6 +190,15 @@ def cpu_suite():
     vit = _model("vit.json", "M3-vit-small", {"image": {"shape": [16, 3, 32, 32]}})
     vit["outputs"] = {"logits": {"shape": [16, 10]}}
     entries.append(vit)
+    # The models at a batch and length not tuned for either.
+    lm = _model("tiny-dat-lm.json", "M1-dat-lm-small-3x200", {"idx": {
+        "shape": [3, 200], "dtype": "int64", "fill": "tokens:97"}})
+    lm["kwargs"]["max_block_size"] = 200
+    lm["outputs"] = {"logits": {"shape": [3, 200, 97]}}
+    entries.append(lm)
+    vit = _model("vit.json", "M3-vit-small-b10", {"image": {"shape": [10, 3, 32, 32]}})
+    vit["outputs"] = {"logits": {"shape": [10, 10]}}
+    entries.append(vit)
     vdat = _model("vision-dat.json", "M2-vision-dat-small",
                   {"image": {"shape": [16, 3, 32, 32]}})
     vdat["outputs"] = {"logits": {"shape": [16, 10]}}
