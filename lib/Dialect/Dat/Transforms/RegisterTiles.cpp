@@ -401,6 +401,18 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
   if (failed(applyPatternsGreedily(root, std::move(patterns))))
     return failure();
 
+  // The tiles' row maxima (the online softmax's) may ignore NaN and the
+  // sign of zero: the maximum only shifts the exponentials, and a NaN score
+  // makes its row NaN through them all the same. IEEE `maximum`'s NaN and
+  // -0 checks would make each reduction a serial chain of scalar compares.
+  root->walk([&](vector::ReductionOp reduction) {
+    if (reduction.getKind() != vector::CombiningKind::MAXIMUMF ||
+        !reduction->getParentOfType<LoopLikeOpInterface>())
+      return;
+    reduction.setFastmath(reduction.getFastmath() | arith::FastMathFlags::nnan |
+                          arith::FastMathFlags::nsz);
+  });
+
   // The accumulators out of the reduction loops (into iter_args).
   // (Partial tiles' sizes first, so that their slices are invariant.)
   // Tensors a tile writes (fills, empty tensors: DPS destinations) stay

@@ -290,3 +290,30 @@ func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200
   %tr = linalg.transpose ins(%second : tensor<2x200x16xf32>) outs(%te : tensor<2x16x200xf32>) permutation = [0, 2, 1]
   return %tr : tensor<2x16x200xf32>
 }
+
+// -----
+
+// A row maximum in a tile loop (the online softmax's) is a vector
+// reduction that may ignore NaN and the sign of zero (fastmath nnan, nsz):
+// IEEE maximum's checks would make it a serial chain of scalar compares.
+// CHECK-LABEL: func.func @row_max_in_loop
+// CHECK: vector.reduction <maximumf>, %{{.+}}, %{{.+}} fastmath<nnan,nsz> : vector<64xf32> into f32
+func.func @row_max_in_loop(%s: tensor<4x64xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<4xf32>) {
+    %m = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+        iterator_types = ["parallel", "reduction"]}
+        ins(%s : tensor<4x64xf32>) outs(%acc : tensor<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      linalg.yield %x : f32
+    } -> tensor<4xf32>
+    scf.yield %m : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
