@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -247,6 +248,56 @@ LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   return success();
 }
 
+/// Loop-invariant code out of `loop`, but for the tensors a tile writes
+/// (fills, empty tensors: DPS destinations): hoisted out of a tile loop, one
+/// buffer would be shared by every tile, and bufferization would copy it
+/// for each instead.
+void moveInvariantCode(LoopLikeOpInterface loop) {
+  moveLoopInvariantCode(
+      loop.getLoopRegions(),
+      [&](Value value, Region *) { return loop.isDefinedOutsideOfLoop(value); },
+      [&](Operation *op, Region *) {
+        return !isa<DestinationStyleOpInterface, tensor::EmptyOp>(op) &&
+               isMemoryEffectFree(op) && isSpeculatable(op);
+      },
+      [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+}
+
+/// Where a contraction's output was `fill`, read by nothing else: its
+/// register tile's accumulator, hoisted out of the innermost (reduction)
+/// loop `reduction`, starts as `value` in registers, and the fill goes (its
+/// destination is only written: every tile is visited once). Fails,
+/// changing nothing, where the accumulator does not leave the loop or the
+/// loop is not the reduction.
+LogicalResult startFromFill(RewriterBase &rewriter, linalg::FillOp fill,
+                            Attribute value, LoopLikeOpInterface reduction) {
+  // The reduction loop reads the tile's accumulator each step; hoisted, it
+  // is read once before the loop (a vector iter_arg initialised by a
+  // transfer_read) and written once after.
+  moveInvariantCode(reduction);
+  LoopLikeOpInterface loop = hoistLoopInvariantSubsets(rewriter, reduction);
+  vector::TransferReadOp read;
+  for (Value init : loop.getInits())
+    if (auto r = init.getDefiningOp<vector::TransferReadOp>()) {
+      if (read)
+        return failure();
+      read = r;
+    }
+  // Only the output's read is invariant in a contraction's reduction loop:
+  // its inputs are read at the reduction index.
+  if (!read || !read->hasOneUse())
+    return failure();
+  auto type = cast<VectorType>(read.getType());
+  rewriter.setInsertionPoint(read);
+  Value scalar = arith::ConstantOp::create(rewriter, read.getLoc(),
+                                           cast<TypedAttr>(value));
+  if (scalar.getType() != type.getElementType())
+    return failure();
+  rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, type, scalar);
+  rewriter.replaceOp(fill, fill.getOutputs()[0]);
+  return success();
+}
+
 /// `op` tiled by `sizes` (0: not tiled) with sequential loops in the order
 /// `interchange` (default: the op's).
 FailureOr<scf::SCFTilingResult>
@@ -276,6 +327,13 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
           arith.getFastMathAttrName(),
           arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::contract));
   });
+  // An output filled with a constant, read by nothing else: each register
+  // tile's accumulators start from that constant in registers.
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  Attribute fillValue;
+  if (!fill || !fill->hasOneUse() || op.getNumReductionLoops() != 1 ||
+      !matchPattern(fill.getInputs()[0], m_Constant(&fillValue)))
+    fill = nullptr;
   FailureOr<scf::SCFTilingResult> tiled =
       tileWithLoops(rewriter, op, tile.sizes, tile.interchange);
   if (failed(tiled))
@@ -289,6 +347,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
     if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),
                                      extents)))
       return failure();
+  if (fill && tiled->tiledOps.size() == 1 && !tiled->loops.empty())
+    (void)startFromFill(rewriter, fill, fillValue,
+                        cast<LoopLikeOpInterface>(tiled->loops.back()));
   return success();
 }
 
@@ -415,20 +476,8 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
 
   // The accumulators out of the reduction loops (into iter_args).
   // (Partial tiles' sizes first, so that their slices are invariant.)
-  // Tensors a tile writes (fills, empty tensors: DPS destinations) stay
-  // where they are: hoisted out of a tile loop, one buffer would be shared
-  // by every tile, and bufferization would copy it for each instead.
   root->walk([&](LoopLikeOpInterface loop) {
-    moveLoopInvariantCode(
-        loop.getLoopRegions(),
-        [&](Value value, Region *) {
-          return loop.isDefinedOutsideOfLoop(value);
-        },
-        [&](Operation *op, Region *) {
-          return !isa<DestinationStyleOpInterface, tensor::EmptyOp>(op) &&
-                 isMemoryEffectFree(op) && isSpeculatable(op);
-        },
-        [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+    moveInvariantCode(loop);
     hoistLoopInvariantSubsets(rewriter, loop);
   });
   return success();

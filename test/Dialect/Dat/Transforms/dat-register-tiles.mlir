@@ -5,13 +5,16 @@
 // ([in, out], transposed once where it is made, here at the function's
 // entry), the output tiled to 8 rows × 32 lanes (two AVX-512 vectors) with
 // the reduction innermost by steps of 4, the accumulator carried in
-// registers, and each step 4 × 8 FMA outer products.
+// registers, and each step 4 × 8 FMA outer products. The output was a
+// zero fill read by nothing else: the accumulators start as zeros in
+// registers, and the fill is gone.
 // CHECK-LABEL: func.func @projection
 // CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[W:.+]]: tensor<32x64xf32>)
-// CHECK: %[[WT:.+]] = linalg.transpose ins(%[[W]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<64x32xf32>) permutation = [1, 0]
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-DAG: %[[WT:.+]] = linalg.transpose ins(%[[W]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<64x32xf32>) permutation = [1, 0]
+// CHECK-NOT: linalg.fill
 // CHECK: scf.for %{{.+}} = %c0 to %c16 step %c8
-// CHECK: %[[ACC:.+]] = vector.transfer_read {{.+}} : tensor<1x8x32xf32>, vector<8x32xf32>
-// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[ZERO]]) -> (vector<8x32xf32>)
 // CHECK: vector.transfer_read %{{.+}} : tensor<1x8x4xf32>, vector<8x4xf32>
 // CHECK: vector.transfer_read %{{.+}} : tensor<4x32xf32>, vector<4x32xf32>
 // CHECK-COUNT-32: vector.fma {{.+}} : vector<32xf32>
