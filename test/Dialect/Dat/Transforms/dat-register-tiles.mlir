@@ -320,3 +320,22 @@ func.func @row_max_in_loop(%s: tensor<4x64xf32>, %n: index) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A large transpose left outside the tile loops runs as a tile loop over
+// its outer dimensions (8 heads), on every thread; a transpose of a
+// function argument (a weight's packing, for dat-pack-weights) stays.
+// CHECK-LABEL: func.func @parallel_transpose
+// CHECK: scf.forall (%{{.+}}) in (8)
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x64x1024xf32>) outs(%{{.+}} : tensor<1x1024x64xf32>) permutation = [0, 2, 1]
+// CHECK: {dat.origin = "transpose"}
+// CHECK: linalg.transpose ins(%arg1 : tensor<256x256xf32>)
+func.func @parallel_transpose(%x: tensor<8x64x1024xf32>, %w: tensor<256x256xf32>) -> (tensor<8x1024x64xf32>, tensor<256x256xf32>) {
+  %k = arith.negf %x : tensor<8x64x1024xf32>
+  %e = tensor.empty() : tensor<8x1024x64xf32>
+  %t = linalg.transpose ins(%k : tensor<8x64x1024xf32>) outs(%e : tensor<8x1024x64xf32>) permutation = [0, 2, 1]
+  %we = tensor.empty() : tensor<256x256xf32>
+  %wt = linalg.transpose ins(%w : tensor<256x256xf32>) outs(%we : tensor<256x256xf32>) permutation = [1, 0]
+  return %t, %wt : tensor<8x1024x64xf32>, tensor<256x256xf32>
+}
