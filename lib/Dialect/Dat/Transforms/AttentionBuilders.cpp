@@ -133,6 +133,11 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
                    map({bb, h, i, j})},
                   {kPar, kPar, kPar, kPar, kRed});
 
+  // Nothing to scale or mask (the scale folded into the query tile).
+  if (in.scale == 1.0 && !in.scoreScale && !in.mask && !in.keyMask &&
+      !in.causal)
+    return scores;
+
   // Scale (and the per-pair score_scale), then the fill value where a mask
   // or causality forbids the pair.
   SmallVector<Value> maskInputs;
@@ -187,6 +192,30 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
                linalg::YieldOp::create(nb, nl, s);
              })
       .getResult(0);
+}
+
+void prescaleQuery(OpBuilder &b, Location loc, ScoreInputs &in,
+                   FloatType accTy) {
+  auto type = cast<RankedTensorType>(in.query.getType());
+  if (in.scale == 1.0 || in.scoreScale || in.mask || in.keyMask || in.causal ||
+      type.getElementType() != accTy)
+    return;
+  Value scale =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(accTy, in.scale));
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, in.query), accTy);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
+  in.query =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{in.query}, ValueRange{init},
+          ArrayRef<AffineMap>{id, id}, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::MulFOp::create(nb, nl, args[0], scale)));
+          })
+          .getResult(0);
+  in.scale = 1.0;
 }
 
 Value accumulateRelativeSymbols(OpBuilder &b, Location loc, Value p,

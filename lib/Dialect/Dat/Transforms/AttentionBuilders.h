@@ -60,6 +60,13 @@ template <typename OpTy> ScoreInputs scoreInputs(OpTy op, int64_t group) {
   return in;
 }
 
+/// Folds `in`'s score scale into its query (a scaled copy, made once per
+/// query tile rather than a pass over every key block's scores) where
+/// nothing else scales or masks the scores and the query is stored in
+/// `accTy`; otherwise leaves `in` as it is.
+void prescaleQuery(OpBuilder &b, Location loc, ScoreInputs &in,
+                   FloatType accTy);
+
 /// S [B,H,Nq,Nk] in `accTy`: scaled, masked scores.
 Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
                   FloatType accTy);

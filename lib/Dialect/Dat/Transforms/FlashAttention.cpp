@@ -202,6 +202,7 @@ struct FlashAttention final : KeyBlockPattern<AttentionOp> {
     Location loc = op.getLoc();
     FloatType accTy = accumulationType(op.getQueryType().getElementType());
     ScoreInputs in = scoreInputs(op, *group);
+    prescaleQuery(rw, loc, in, accTy);
     auto [m0, l0] =
         initialRowState(rw, loc, rowShapeOf(rw, loc, op.getInit()), accTy);
     Value acc0 =
@@ -235,6 +236,7 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
     MLIRContext *ctx = rw.getContext();
     FloatType accTy = accumulationType(op.getQueryType().getElementType());
     ScoreInputs in = scoreInputs(op, *group);
+    prescaleQuery(rw, loc, in, accTy);
     double relScale = op.getRelScale().convertToDouble();
     StringRef act = op.getActivation();
     // Softmax relations are normalized over every key: computed once per
