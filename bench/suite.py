@@ -165,6 +165,22 @@ def smoke():
     return entries
 
 
+def _tiny_lm(entry_id, batch, length):
+    """examples/tiny-dat-lm.json on [batch, length] tokens."""
+    lm = _model("tiny-dat-lm.json", entry_id, {"idx": {
+        "shape": [batch, length], "dtype": "int64", "fill": "tokens:97"}})
+    lm["kwargs"]["max_block_size"] = length
+    lm["outputs"] = {"logits": {"shape": [batch, length, 97]}}
+    return lm
+
+
+def _small_image_model(example, entry_id, batch):
+    """A 32×32, 10-class example model on a batch of images."""
+    m = _model(example, entry_id, {"image": {"shape": [batch, 3, 32, 32]}})
+    m["outputs"] = {"logits": {"shape": [batch, 10]}}
+    return m
+
+
 def cpu_suite():
     """The CPU suite: the kernels and small models at sizes a 2-core machine
     runs in well under a second each (fp32)."""
@@ -182,27 +198,13 @@ def cpu_suite():
     entries.append(_relational(1000, "relu", False, b=1, d=192, h=6, r=4))
     entries.append(_hyla(1000, b=1, h=6, dh=48))
     entries.append(_ape("Sequential", 1000, b=1, h=6, dh=64))
-    lm = _model("tiny-dat-lm.json", "M1-dat-lm-small", {"idx": {
-        "shape": [4, 256], "dtype": "int64", "fill": "tokens:97"}})
-    lm["kwargs"]["max_block_size"] = 256
-    lm["outputs"] = {"logits": {"shape": [4, 256, 97]}}
-    entries.append(lm)
-    vit = _model("vit.json", "M3-vit-small", {"image": {"shape": [16, 3, 32, 32]}})
-    vit["outputs"] = {"logits": {"shape": [16, 10]}}
-    entries.append(vit)
-    # The models at a batch and length not tuned for either.
-    lm = _model("tiny-dat-lm.json", "M1-dat-lm-small-3x200", {"idx": {
-        "shape": [3, 200], "dtype": "int64", "fill": "tokens:97"}})
-    lm["kwargs"]["max_block_size"] = 200
-    lm["outputs"] = {"logits": {"shape": [3, 200, 97]}}
-    entries.append(lm)
-    vit = _model("vit.json", "M3-vit-small-b10", {"image": {"shape": [10, 3, 32, 32]}})
-    vit["outputs"] = {"logits": {"shape": [10, 10]}}
-    entries.append(vit)
-    vdat = _model("vision-dat.json", "M2-vision-dat-small",
-                  {"image": {"shape": [16, 3, 32, 32]}})
-    vdat["outputs"] = {"logits": {"shape": [16, 10]}}
-    entries.append(vdat)
+    # The small models, and again at a batch and length not tuned for.
+    entries += [_tiny_lm("M1-dat-lm-small", 4, 256),
+                _small_image_model("vit.json", "M3-vit-small", 16),
+                _tiny_lm("M1-dat-lm-small-3x200", 3, 200),
+                _small_image_model("vit.json", "M3-vit-small-b10", 10)]
+    entries.append(_small_image_model("vision-dat.json",
+                                      "M2-vision-dat-small", 16))
     for e in entries:
         e["id"] = "cpu-" + e["id"]
     return entries
