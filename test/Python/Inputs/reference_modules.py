@@ -175,5 +175,27 @@ img = torch.randn(2, 3, 16, 16)
 with torch.no_grad():
     check("VisionDualAttnTransformer logits", m(image=img), vit(img))
 
+# The Vision DAT of examples/vision-dat.json (symbols by relational
+# symbolic attention): dat, and the benchmark's PyTorch baseline
+# (bench/dat_torch.py), against the reference.
+import json
+import os
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.join(here, "..", "..", "..")
+sys.path.insert(0, os.path.join(root, "bench"))
+import dat_torch  # noqa: E402
+kw = json.load(open(os.path.join(root, "examples", "vision-dat.json")))["kwargs"]
+kw = {k: tuple(v) if isinstance(v, list) else v for k, v in kw.items()}
+vdat = randomize(VisionDualAttnTransformer(**kw))
+m = dat.compile(vdat, kwargs=kw, batch=3)
+img = torch.randn(3, 3, 32, 32)
+with torch.no_grad():
+    want = vdat(img)
+    check("VisionDualAttnTransformer rel_sym_attn logits", m(image=img), want)
+    W = {k: v.detach() for k, v in vdat.state_dict().items()}
+    check("bench baseline rel_sym_attn logits",
+          dat_torch.MODULES["VisionDualAttnTransformer"](
+              W, kw, {}, {"image": img})["logits"], want)
+
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)
