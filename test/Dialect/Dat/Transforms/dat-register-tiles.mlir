@@ -339,3 +339,42 @@ func.func @parallel_transpose(%x: tensor<8x64x1024xf32>, %w: tensor<256x256xf32>
   %wt = linalg.transpose ins(%w : tensor<256x256xf32>) outs(%we : tensor<256x256xf32>) permutation = [1, 0]
   return %t, %wt : tensor<8x1024x64xf32>, tensor<256x256xf32>
 }
+
+// -----
+
+// The online softmax's rescaling of an accumulator (acc *= corr, row by
+// row, in place) before the contraction that adds to it: applied to each
+// register tile's accumulator in registers (corr's rows read as a
+// broadcast vector), not as a pass of its own over the tile.
+// CHECK-LABEL: func.func @row_update_in_registers
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ROWS:.+]] = vector.transfer_read %{{.+}} {in_bounds = [true, true], permutation_map = #{{.+}}} : tensor<8xf32>, vector<8x32xf32>
+// CHECK: %[[ACC:.+]] = vector.transfer_read %{{.+}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: %[[SCALED:.+]] = arith.mulf %[[ACC]], %[[ROWS]] : vector<8x32xf32>
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[SCALED]]) -> (vector<8x32xf32>)
+func.func @row_update_in_registers(%acc: tensor<16x32xf32>, %corr: tensor<16xf32>, %p: tensor<16x64xf32>, %v: tensor<64x32xf32>, %n: index) -> tensor<16x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> (tensor<16x32xf32>) {
+    %scaled = linalg.generic {
+        indexing_maps = [affine_map<(i, e) -> (i)>, affine_map<(i, e) -> (i, e)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%corr : tensor<16xf32>) outs(%a : tensor<16x32xf32>) {
+    ^bb0(%c: f32, %x: f32):
+      %y = arith.mulf %x, %c : f32
+      linalg.yield %y : f32
+    } -> tensor<16x32xf32>
+    %pv = linalg.generic {
+        indexing_maps = [affine_map<(i, e, j) -> (i, j)>, affine_map<(i, e, j) -> (j, e)>,
+                         affine_map<(i, e, j) -> (i, e)>],
+        iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%p, %v : tensor<16x64xf32>, tensor<64x32xf32>) outs(%scaled : tensor<16x32xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<16x32xf32>
+    scf.yield %pv : tensor<16x32xf32>
+  }
+  return %r : tensor<16x32xf32>
+}
