@@ -26,7 +26,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -303,36 +302,29 @@ LogicalResult parallelizeTranspose(RewriterBase &rewriter,
   return success();
 }
 
-/// The register tile's accumulator read, hoisted out of the innermost
-/// (reduction) loop `reduction` of a tiled contraction: read once before
-/// the loop (a vector iter_arg initialised by a transfer_read) instead of
-/// each step. Null where it does not leave the loop.
-vector::TransferReadOp hoistedAccumulatorRead(RewriterBase &rewriter,
-                                              LoopLikeOpInterface reduction) {
+/// Where a contraction's output was `fill`, read by nothing else: its
+/// register tile's accumulator, hoisted out of the innermost (reduction)
+/// loop `reduction`, starts as `value` in registers, and the fill goes (its
+/// destination is only written: every tile is visited once). Fails,
+/// changing nothing, where the accumulator does not leave the loop or the
+/// loop is not the reduction.
+LogicalResult startFromFill(RewriterBase &rewriter, linalg::FillOp fill,
+                            Attribute value, LoopLikeOpInterface reduction) {
+  // The reduction loop reads the tile's accumulator each step; hoisted, it
+  // is read once before the loop (a vector iter_arg initialised by a
+  // transfer_read) and written once after.
   moveInvariantCode(reduction);
   LoopLikeOpInterface loop = hoistLoopInvariantSubsets(rewriter, reduction);
   vector::TransferReadOp read;
   for (Value init : loop.getInits())
     if (auto r = init.getDefiningOp<vector::TransferReadOp>()) {
       if (read)
-        return {};
+        return failure();
       read = r;
     }
   // Only the output's read is invariant in a contraction's reduction loop:
   // its inputs are read at the reduction index.
   if (!read || !read->hasOneUse())
-    return {};
-  return read;
-}
-
-/// Where a contraction's output was `fill`, read by nothing else: its
-/// register tile's accumulator starts as `value` in registers, and the fill
-/// goes (its destination is only written: every tile is visited once).
-/// Fails, changing nothing, where the accumulator does not leave `reduction`.
-LogicalResult startFromFill(RewriterBase &rewriter, linalg::FillOp fill,
-                            Attribute value, LoopLikeOpInterface reduction) {
-  vector::TransferReadOp read = hoistedAccumulatorRead(rewriter, reduction);
-  if (!read)
     return failure();
   auto type = cast<VectorType>(read.getType());
   rewriter.setInsertionPoint(read);
@@ -342,106 +334,6 @@ LogicalResult startFromFill(RewriterBase &rewriter, linalg::FillOp fill,
     return failure();
   rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, type, scalar);
   rewriter.replaceOp(fill, fill.getOutputs()[0]);
-  return success();
-}
-
-/// A per-row update of a contraction's output made in place just before
-/// it, read by nothing else (the online softmax's rescaling of its
-/// accumulators, acc[..., i, e] *= corr[..., i]): `op` (ins: the row values,
-/// indexed by every output dimension but the last; outs: the output;
-/// a body of arith ops).
-bool isRowUpdate(linalg::GenericOp op) {
-  if (!op || !op->hasOneUse() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
-    return false;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  unsigned rank = op.getNumLoops();
-  if (!maps[1].isIdentity() || rank == 0 ||
-      maps[0] != maps[1].dropResult(rank - 1))
-    return false;
-  return llvm::all_of(op.getBody()->without_terminator(), [](Operation &o) {
-    return o.getDialect() && o.getDialect()->getNamespace() == "arith";
-  });
-}
-
-/// Where a contraction's output was `update` (isRowUpdate): its register
-/// tile's accumulator is read before the update and updated in registers
-/// (the row values read as a broadcast vector), and the update's pass over
-/// the output goes. Fails, changing nothing, where the accumulator does not
-/// leave `reduction` or its read is masked.
-LogicalResult startFromRowUpdate(RewriterBase &rewriter,
-                                 linalg::GenericOp update,
-                                 LoopLikeOpInterface reduction) {
-  vector::TransferReadOp read = hoistedAccumulatorRead(rewriter, reduction);
-  if (!read || read.hasOutOfBoundsDim())
-    return failure();
-  auto slice = read.getBase().getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || !slice.hasUnitStride() ||
-      llvm::any_of(read.getIndices(),
-                   [](Value v) { return !isZeroInteger(v); }))
-    return failure();
-  // The row values' read: each vector dimension that is an output dimension
-  // of the rows is read from it, the last (the row's own) is broadcast.
-  Value rows = update.getDpsInputs()[0];
-  auto rowsType = cast<RankedTensorType>(rows.getType());
-  unsigned rank = rowsType.getRank();
-  AffineMap accMap = read.getPermutationMap();
-  SmallVector<AffineExpr> results;
-  for (AffineExpr e : accMap.getResults()) {
-    auto dim = dyn_cast<AffineDimExpr>(e);
-    if (!dim)
-      return failure();
-    results.push_back(dim.getPosition() < rank
-                          ? rewriter.getAffineDimExpr(dim.getPosition())
-                          : rewriter.getAffineConstantExpr(0));
-  }
-  Location loc = read.getLoc();
-  rewriter.setInsertionPoint(read);
-  auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
-  Value rowSlice = tensor::ExtractSliceOp::create(
-      rewriter, loc, rows, ArrayRef(offsets).take_front(rank),
-      ArrayRef(sizes).take_front(rank),
-      SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  auto type = cast<VectorType>(read.getType());
-  Value padding = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getFloatAttr(type.getElementType(), 0));
-  Value rowVector = vector::TransferReadOp::create(
-      rewriter, loc, type, rowSlice, SmallVector<Value>(rank, zero), padding,
-      AffineMap::get(rank, 0, results, rewriter.getContext()),
-      SmallVector<bool>(type.getRank(), true));
-  Operation *loop = *read->getUsers().begin();
-  // The update's body on the vectors: (row value, accumulator) -> result.
-  IRMapping map;
-  Block *body = update.getBody();
-  map.map(body->getArgument(0), rowVector);
-  map.map(body->getArgument(1), read.getResult());
-  rewriter.setInsertionPointAfter(read);
-  for (Operation &o : body->without_terminator()) {
-    if (auto constant = dyn_cast<arith::ConstantOp>(o)) {
-      auto attr = dyn_cast<FloatAttr>(constant.getValue());
-      if (!attr)
-        return failure();
-      map.map(constant.getResult(),
-              arith::ConstantOp::create(
-                  rewriter, loc,
-                  DenseElementsAttr::get(
-                      VectorType::get(type.getShape(), attr.getType()),
-                      attr.getValue())));
-      continue;
-    }
-    Operation *clone = rewriter.clone(o, map);
-    for (Value r : clone->getResults())
-      r.setType(
-          VectorType::get(type.getShape(), getElementTypeOrSelf(r.getType())));
-  }
-  Value updated = map.lookup(body->getTerminator()->getOperand(0));
-  rewriter.modifyOpInPlace(loop, [&] {
-    for (OpOperand &use : loop->getOpOperands())
-      if (use.get() == read.getResult())
-        use.set(updated);
-  });
-  rewriter.replaceOp(update, update.getDpsInits()[0]);
   return success();
 }
 
@@ -462,8 +354,7 @@ tileWithLoops(RewriterBase &rewriter, linalg::GenericOp op,
 /// Tiles `op` as `tile` says and rewrites each register tile as a vector
 /// contraction.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
-                              const RegisterTile &tile,
-                              DenseSet<Operation *> &appliedUpdates) {
+                              const RegisterTile &tile) {
   MLIRContext *ctx = rewriter.getContext();
   if (failed(
           packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim)))
@@ -482,11 +373,6 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
   if (!fill || !fill->hasOneUse() || op.getNumReductionLoops() != 1 ||
       !matchPattern(fill.getInputs()[0], m_Constant(&fillValue)))
     fill = nullptr;
-  // An output rescaled row by row just before (the online softmax's
-  // accumulators): rescaled in registers instead.
-  auto update = op.getDpsInits()[0].getDefiningOp<linalg::GenericOp>();
-  if (!isRowUpdate(update) || op.getNumReductionLoops() != 1)
-    update = nullptr;
   FailureOr<scf::SCFTilingResult> tiled =
       tileWithLoops(rewriter, op, tile.sizes, tile.interchange);
   if (failed(tiled))
@@ -500,16 +386,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
     if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),
                                      extents)))
       return failure();
-  if (tiled->tiledOps.size() == 1 && !tiled->loops.empty()) {
-    auto reduction = cast<LoopLikeOpInterface>(tiled->loops.back());
-    if (fill)
-      (void)startFromFill(rewriter, fill, fillValue, reduction);
-    else if (update) {
-      Operation *erased = update;
-      if (succeeded(startFromRowUpdate(rewriter, update, reduction)))
-        appliedUpdates.insert(erased);
-    }
-  }
+  if (fill && tiled->tiledOps.size() == 1 && !tiled->loops.empty())
+    (void)startFromFill(rewriter, fill, fillValue,
+                        cast<LoopLikeOpInterface>(tiled->loops.back()));
   return success();
 }
 
@@ -585,37 +464,21 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
   IRRewriter rewriter(ctx);
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
-  // A row update of a contraction's output is left for the contraction,
-  // which applies it in registers (startFromRowUpdate); vectorized after,
-  // where it could not.
-  SmallVector<linalg::GenericOp> updates;
-  DenseSet<Operation *> appliedUpdates; // erased: compared, not read
   for (linalg::GenericOp op : generics) {
     foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
-    if (inLoop && isRowUpdate(op)) {
-      auto user = dyn_cast<linalg::GenericOp>(*op->getUsers().begin());
-      if (user && user.getDpsInits()[0] == op->getResult(0) &&
-          succeeded(planRegisterTile(user, vectorWidth, rows))) {
-        updates.push_back(op);
-        continue;
-      }
-    }
     FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
     // (Without `outsideLoops`, projections are left to the library's GEMM;
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
     if (succeeded(tile) &&
         (inLoop || outsideLoops || !hasProjectionGemmForm(op))) {
-      if (failed(tileContraction(rewriter, op, *tile, appliedUpdates)))
+      if (failed(tileContraction(rewriter, op, *tile)))
         return failure();
       continue;
     }
     if (failed(vectorizeRows(rewriter, op)))
       return failure();
   }
-  for (linalg::GenericOp op : updates)
-    if (!appliedUpdates.contains(op) && failed(vectorizeRows(rewriter, op)))
-      return failure();
 
   // Transposes of tile loops' results (the packed key heads made above
   // included) into the loops.
