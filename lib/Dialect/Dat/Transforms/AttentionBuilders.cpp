@@ -134,8 +134,7 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
                   {kPar, kPar, kPar, kPar, kRed});
 
   // Nothing to scale or mask (the scale folded into the query tile).
-  if (in.scale == 1.0 && !in.scoreScale && !in.mask && !in.keyMask &&
-      !in.causal)
+  if (in.scale == 1.0 && in.onlyScaled())
     return scores;
 
   // Scale (and the per-pair score_scale), then the fill value where a mask
@@ -197,8 +196,7 @@ Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
 void prescaleQuery(OpBuilder &b, Location loc, ScoreInputs &in,
                    FloatType accTy) {
   auto type = cast<RankedTensorType>(in.query.getType());
-  if (in.scale == 1.0 || in.scoreScale || in.mask || in.keyMask || in.causal ||
-      type.getElementType() != accTy)
+  if (in.scale == 1.0 || !in.onlyScaled() || type.getElementType() != accTy)
     return;
   Value scale =
       arith::ConstantOp::create(b, loc, b.getFloatAttr(accTy, in.scale));

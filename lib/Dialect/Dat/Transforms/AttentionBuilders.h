@@ -38,6 +38,11 @@ struct ScoreInputs {
   double scale = 1.0;
   std::optional<double> fill; // the masked value; -inf when unset
   int64_t group = 1;
+
+  /// Whether the scores are only scaled: no per-pair scale, no mask.
+  bool onlyScaled() const {
+    return !scoreScale && !mask && !keyMask && !causal;
+  }
 };
 
 /// The APE extras (key-padding mask, per-pair score scale, finite mask
