@@ -34,10 +34,12 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
 def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
   let summary = "One GPU block per flash tile: each tile loop becomes one kernel";
   let description = [{
-    The flash tiling leaves, per attention op, one `scf.forall` over (batch,
-    query block) whose body (fused prologues, the key-block loop with its
-    online-softmax updates, the epilogue) works on buffers of one tile. After
-    bufferization this pass turns each such loop into one `gpu.launch`: an
+    The dat tiling passes mark their tile loops `dat.origin`: per attention
+    op, one `scf.forall` over (batch, query block) whose body (fused
+    prologues, the key-block loop with its online-softmax updates, the
+    epilogue) works on buffers of one tile; per projection, one over row
+    blocks. After bufferization this pass turns each such loop, and no other,
+    into one `gpu.launch`: an
     iteration per block, and every linalg op of the body spread over the
     block's threads — its parallel dims linearized and strided by the block
     size (reductions moved innermost and run in the thread), then a
@@ -47,8 +49,9 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     are made. The tile's buffers leave the heap: those that fit into
     `shared-memory` bytes become workgroup (shared) memory, staged operands
     first, the rest a per-block slice of one global scratch buffer; sizes
-    are the tile's upper bounds. A loop whose body holds anything else is left alone (the
-    per-op kernels handle it).
+    are the tile's upper bounds. A tile loop whose body holds anything else
+    is an error that names the op; unmarked loops are left to the per-op
+    kernels.
 
     With `emulate`, blocks and threads become sequential loops and shared
     memory one buffer the blocks reuse, so the same mapping (index

@@ -31,8 +31,10 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
   if (tileAttention) {
     DatTileAttentionOptions tiles;
     tiles.queryTile = queryTile;
-    tiles.keyTile = keyTile;
     pm.addPass(createDatTileAttention(tiles));
+    DatDecomposeFlashOptions flash;
+    flash.keyTile = keyTile;
+    pm.addPass(createDatDecomposeFlash(flash));
   }
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());

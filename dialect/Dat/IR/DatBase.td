@@ -39,6 +39,25 @@ def Dat_Dialect : Dialect {
   // `dat.program_value` on entry function arguments and results.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  // The attributes passes put on ops of other dialects; verified by
+  // DatDialect::verifyOperationAttribute.
+  let discardableAttrs = (ins
+    // On an `scf.forall`: a tile loop, one iteration per tile, made by a dat
+    // tiling pass (dat-tile-attention, dat-fuse-epilogues, dat-register-tiles)
+    // for the op it names ("dat.attention", "projection + epilogue", ...).
+    // What maps tiles onto GPU blocks (dat-gpu-map-tiles) or threads takes
+    // exactly these loops; `prog --profile` names them by it.
+    "::mlir::StringAttr":$origin,
+    // On an elementwise `linalg.generic` whose operands are per position and
+    // whose result is per pair (APE's distance decay): computed per tile where
+    // attention tiles slice it, so that the whole result never exists.
+    "::mlir::UnitAttr":$recompute_per_tile,
+    // On the tile loop dat-peel-tile-loops split off another (its partial
+    // last tiles): its tiles are disjoint from those of the loop whose result
+    // it continues, so a tile it slices from that output was never written.
+    "::mlir::UnitAttr":$rest_of_split
+  );
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The argument/result attribute naming what a program value is.
     static constexpr ::llvm::StringLiteral kProgramValueAttrName =

@@ -23,27 +23,21 @@ def DatDecomposeToLinalg : Pass<"dat-decompose-to-linalg"> {
 }
 
 def DatTileAttention : Pass<"dat-tile-attention"> {
-  let summary = "Tile the attention-family ops flash-style";
+  let summary = "Tile the attention-family ops into query tiles";
   let description = [{
     Tiles `dat.attention`, `dat.relational_attention` and
     `dat.hyper_attention` over batch and blocks of `query-tile` query rows
-    (an `scf.forall`, every head of a tile together: relations are shared by
-    the RA heads, HYLA's `rms_head` normalizes across heads), then rewrites
-    each tile into a loop over blocks of `key-tile` keys with an online
-    softmax: a running row max and sum and rescaled accumulators. No
-    tensor with both a query and a key axis is larger than one block:
-    the N×N scores, N×N×R relations and HYLA's N×N×d value network exist
-    only as [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of
-    the tile can see. With `fuse-prologues`, the rotations that produce the
-    queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
-    after them are fused into the tile loads: computed per query tile and key
-    block, never written whole; so are elementwise producers marked
-    `dat.recompute_per_tile` (APE's per-pair distance decay, computed from
-    the positions), which would otherwise be N×N. With `query-tile=0` the query tile is chosen
-    per op from its static shape: 64 rows, or 32 or 16 where that is what it
-    takes to make `min-tiles` tiles (blocks for every SM of the GPU). The
-    `*_weights` ops and `dat.relations`, whose results are N×N by
-    definition, are left to the reference lowering.
+    with their `TilingInterface`: an `scf.forall` marked `dat.origin` (the
+    op's name), every head of a tile together (relations are shared by the
+    RA heads, HYLA's `rms_head` normalizes across heads; plain attention's
+    tiles take one group of query heads sharing a key/value head). Each
+    tile holds the same op on slices of its operands — the flash form
+    before decomposition: its key axis is still whole, and
+    `dat-decompose-flash` turns it into a key loop. With `query-tile=0`
+    the query tile is chosen per op from its static shape: 64 rows, or 32
+    or 16 where that is what it takes to make `min-tiles` tiles (blocks for
+    every SM of the GPU). The `*_weights` ops and `dat.relations`, whose
+    results are N×N by definition, are left to the reference lowering.
   }];
   let options = [
     Option<"queryTile", "query-tile", "int64_t", "64",
@@ -51,7 +45,36 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
            "that makes at least min-tiles tiles">,
     Option<"minTiles", "min-tiles", "int64_t", "264",
            "With query-tile=0: the tiles an op should make (264: two blocks "
-           "per SM of an H200)">,
+           "per SM of an H200)">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
+  let summary = "Decompose attention-family ops into key loops with an "
+                "online softmax";
+  let description = [{
+    Rewrites each `dat.attention`, `dat.relational_attention` and
+    `dat.hyper_attention` (normally the query tiles `dat-tile-attention`
+    made) into a loop over blocks of `key-tile` keys carrying, per query
+    row, the running max and sum of an online softmax and the unnormalized
+    accumulators, rescaled by exp(m_old - m_new) at each block. No tensor
+    with both a query and a key axis is larger than one block: the N×N
+    scores, N×N×R relations and HYLA's N×N×d value network exist only as
+    [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of the
+    tile can see. With `fuse-prologues`, the rotations that produce the
+    queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
+    after them are fused into the tile loads: computed per query tile and
+    key block, never written whole; so are elementwise producers marked
+    `dat.recompute_per_tile` (APE's per-pair distance decay, computed from
+    the positions), which would otherwise be N×N.
+  }];
+  let options = [
     Option<"keyTile", "key-tile", "int64_t", "64",
            "Keys per block of the online softmax">,
     Option<"fusePrologues", "fuse-prologues", "bool", "true",

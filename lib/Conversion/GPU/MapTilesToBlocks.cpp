@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,33 +109,32 @@ static bool isRaceFree(linalg::LinalgOp op) {
   return true;
 }
 
-/// Whether every op in the body of `forall` is one this mapping handles:
-/// race-free linalg on buffers, views, allocation, scalar index and
-/// arithmetic, loops.
-static bool isTileLoop(scf::ForallOp forall) {
+/// The first op in the body of `forall` this mapping does not handle, or
+/// null where it handles all: race-free linalg on buffers, views,
+/// allocation, scalar index and arithmetic, loops.
+static Operation *findUnmappableOp(scf::ForallOp forall) {
   if (forall.getNumResults() != 0 || forall.getMapping())
-    return false;
-  bool anyLinalg = false;
-  WalkResult result =
-      forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-          anyLinalg = true;
-          return linalgOp.hasPureBufferSemantics() && isRaceFree(linalgOp)
-                     ? WalkResult::skip()
-                     : WalkResult::interrupt();
-        }
-        if (isa<memref::AllocOp, memref::DeallocOp, memref::SubViewOp,
-                memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
-                memref::CopyOp, memref::DimOp, memref::ReinterpretCastOp,
-                affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp,
-                scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op))
-          return WalkResult::advance();
-        if (isa<arith::ArithDialect, index::IndexDialect>(op->getDialect()) &&
-            isPure(op))
-          return WalkResult::advance();
-        return WalkResult::interrupt();
-      });
-  return anyLinalg && !result.wasInterrupted();
+    return forall;
+  Operation *unmappable = nullptr;
+  forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (linalgOp.hasPureBufferSemantics() && isRaceFree(linalgOp))
+        return WalkResult::skip();
+    } else if (isa<memref::AllocOp, memref::DeallocOp, memref::SubViewOp,
+                   memref::ExpandShapeOp, memref::CollapseShapeOp,
+                   memref::CastOp, memref::CopyOp, memref::DimOp,
+                   memref::ReinterpretCastOp, affine::AffineApplyOp,
+                   affine::AffineMinOp, affine::AffineMaxOp, scf::ForOp,
+                   scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
+               (isa<arith::ArithDialect, index::IndexDialect>(
+                    op->getDialect()) &&
+                isPure(op))) {
+      return WalkResult::advance();
+    }
+    unmappable = op;
+    return WalkResult::interrupt();
+  });
+  return unmappable;
 }
 
 /// Spreads the linalg op `op` over the threads `tid` (of `blockDim`): the
@@ -500,12 +500,27 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
           << static_cast<int64_t>(sharedMemory);
       return signalPassFailure();
     }
+    // The tile loops the dat tiling passes made (marked dat.origin) and no
+    // other loop: each must be mappable.
     SmallVector<scf::ForallOp> loops;
-    getOperation()->walk([&](scf::ForallOp forall) {
-      if (!forall->getParentOfType<scf::ForallOp>() &&
-          !forall->getParentOfType<gpu::LaunchOp>() && isTileLoop(forall))
-        loops.push_back(forall);
+    WalkResult walk = getOperation()->walk([&](scf::ForallOp forall) {
+      if (!isTileLoop(forall) || forall->getParentOfType<scf::ForallOp>() ||
+          forall->getParentOfType<gpu::LaunchOp>())
+        return WalkResult::advance();
+      if (Operation *op = findUnmappableOp(forall)) {
+        InFlightDiagnostic diag =
+            forall.emitError("dat-gpu-map-tiles: the tile loop of ")
+            << forall->getAttr(kOriginAttr)
+            << " holds an op the block mapping does not take";
+        if (op != forall.getOperation())
+          diag.attachNote(op->getLoc()) << "this '" << op->getName() << "'";
+        return WalkResult::interrupt();
+      }
+      loops.push_back(forall);
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,

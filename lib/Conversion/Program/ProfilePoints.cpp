@@ -77,7 +77,7 @@ struct DatProfilePoints : public impl::DatProfilePointsBase<DatProfilePoints> {
               bytes += bytesOf(v.getType());
           }
           std::string name = op.getName().getStringRef().str();
-          if (auto origin = op.getAttrOfType<StringAttr>("dat.origin"))
+          if (auto origin = op.getAttrOfType<StringAttr>(kOriginAttr))
             name += " [" + origin.str() + "]";
           if (op.getNumResults()) {
             llvm::raw_string_ostream os(name);

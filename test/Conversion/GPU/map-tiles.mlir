@@ -100,14 +100,16 @@ func.func @tile(%x: memref<2x100xf32>, %y: memref<2x100xf32>, %m: memref<f32>) {
     }
     memref.dealloc %t : memref<1x?xf32>
     memref.dealloc %s : memref<1xf32>
-  }
+  } {dat.origin = "row softmax"}
   return
 }
 
 // -----
 
-// A loop with an op the mapping does not know (a store outside any linalg
-// op, which every thread would repeat) stays as it is.
+// Only the tile loops the dat tiling passes made (marked dat.origin) are
+// mapped: another loop, even one the mapping could take, stays as it is
+// (the per-op kernels take it). A marked loop the mapping cannot take is an
+// error: map-tiles-invalid.mlir.
 // GPU-LABEL: func.func @not_a_tile
 // GPU: scf.forall
 // GPU-NOT: gpu.launch
@@ -117,32 +119,8 @@ func.func @tile(%x: memref<2x100xf32>, %y: memref<2x100xf32>, %m: memref<f32>) {
 func.func @not_a_tile(%x: memref<4xf32>) {
   %one = arith.constant 1.0 : f32
   scf.forall (%i) in (4) {
-    linalg.fill ins(%one : f32) outs(%x : memref<4xf32>)
-    memref.store %one, %x[%i] : memref<4xf32>
-  }
-  return
-}
-
-// -----
-
-// An op that reads its output buffer at another element (an in-place
-// transpose) would race once its iterations are spread over threads: the
-// loop stays as it is.
-// GPU-LABEL: func.func @racy
-// GPU: scf.forall
-// GPU-NOT: gpu.launch
-// SCRATCH-LABEL: func.func @racy
-// EMU-LABEL: func.func @racy
-// EMU: scf.forall
-func.func @racy(%x: memref<4x8x8xf32>) {
-  scf.forall (%i) in (4) {
-    %t = memref.subview %x[%i, 0, 0] [1, 8, 8] [1, 1, 1] : memref<4x8x8xf32> to memref<8x8xf32, strided<[8, 1], offset: ?>>
-    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
-                    iterator_types = ["parallel", "parallel"]}
-        ins(%t : memref<8x8xf32, strided<[8, 1], offset: ?>>) outs(%t : memref<8x8xf32, strided<[8, 1], offset: ?>>) {
-    ^bb0(%a: f32, %o: f32):
-      linalg.yield %a : f32
-    }
+    %t = memref.subview %x[%i] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%one : f32) outs(%t : memref<1xf32, strided<[1], offset: ?>>)
   }
   return
 }
@@ -184,7 +162,7 @@ func.func @staged(%x: memref<64x8xf32>, %w: memref<4x8xf32>, %y: memref<64x4xf32
       %s = arith.addf %o, %m : f32
       linalg.yield %s : f32
     }
-  }
+  } {dat.origin = "projection"}
   return
 }
 

@@ -112,3 +112,32 @@ LogicalResult DatDialect::verifyRegionResultAttribute(Operation *op,
                                                       NamedAttribute attr) {
   return verifyProgramValue(op, attr, resultIndex, /*result=*/true);
 }
+
+LogicalResult DatDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kOriginAttr) {
+    auto origin = dyn_cast<StringAttr>(attr.getValue());
+    if (!origin || origin.empty())
+      return op->emitOpError()
+             << "'" << name
+             << "' must be a non-empty string: the op the tile loop computes";
+    if (op->getNumRegions() == 0)
+      return op->emitOpError() << "'" << name << "' marks tile loops; '"
+                               << op->getName() << "' is not a loop";
+    return success();
+  }
+  if (name == kRestOfSplitAttr || name == kRecomputePerTileAttr) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' is a unit attribute";
+    if (name == kRestOfSplitAttr && op->getNumRegions() == 0)
+      return op->emitOpError() << "'" << name << "' marks tile loops; '"
+                               << op->getName() << "' is not a loop";
+    return success();
+  }
+  if (name == kProgramValueAttrName)
+    return op->emitOpError() << "'" << name
+                             << "' belongs on an entry function's arguments "
+                                "and results, not on an op";
+  return op->emitOpError() << "unknown dat attribute '" << name << "'";
+}

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
@@ -172,10 +173,8 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
     if (failed(result))
       return failure();
     for (LoopLikeOpInterface loop : result->loops)
-      loop->setAttr("dat.origin",
-                    rewriter.getStringAttr(isContraction(op)
-                                               ? "projection"
-                                               : "projection + epilogue"));
+      setTileOrigin(loop,
+                    isContraction(op) ? "projection" : "projection + epilogue");
     rewriter.replaceOp(op, result->replacements.lookup(op->getResult(0)));
     // The fused producers had no other use: the whole tensors die.
     for (Operation *producer : result->fusedProducers)

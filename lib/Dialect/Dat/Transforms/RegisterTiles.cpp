@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
@@ -296,8 +297,7 @@ LogicalResult parallelizeTranspose(RewriterBase &rewriter,
   if (failed(tiled) || tiled->loops.empty())
     return failure();
   // (Named in `prog --profile`.)
-  tiled->loops.front()->setAttr("dat.origin",
-                                rewriter.getStringAttr("transpose"));
+  setTileOrigin(tiled->loops.front(), "transpose");
   rewriter.replaceOp(op, tiled->replacements);
   return success();
 }

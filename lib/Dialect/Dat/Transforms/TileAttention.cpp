@@ -2,23 +2,18 @@
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// Query tiles come from the ops' TilingInterface (scf.forall over batch and
-// query blocks, every head together); the key loop inside each tile comes
-// from the flash patterns.
+// Query tiles come from the ops' TilingInterface: an scf.forall over batch
+// and query blocks, marked dat.origin, holding the op on slices. The key
+// loop inside each tile is dat-decompose-flash's (DecomposeFlash.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
-#include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dat {
 
@@ -78,66 +73,7 @@ int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
   return 16;
 }
 
-/// Producers worth recomputing per tile: per-position rotations (RoPE,
-/// orthogonal maps) and the layout change between them and attention. A
-/// projection (a GEMM) is not: fused into key blocks it would be recomputed
-/// for every query tile.
-bool isPrologue(Operation *op) {
-  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op) ||
-         (op && op->hasAttr(kRecomputePerTileAttr));
-}
-
 } // namespace
-
-void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
-  SmallVector<tensor::ExtractSliceOp> worklist;
-  root->walk([&](tensor::ExtractSliceOp slice) {
-    if (slice->getParentOfType<scf::ForallOp>() &&
-        isPrologue(slice.getSource().getDefiningOp()))
-      worklist.push_back(slice);
-  });
-  while (!worklist.empty()) {
-    tensor::ExtractSliceOp slice = worklist.pop_back_val();
-    rewriter.setInsertionPoint(slice);
-    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
-        scf::tileAndFuseProducerOfSlice(rewriter, slice, {});
-    if (!fused)
-      continue; // e.g. a tile that splits RoPE pairs: leave it unfused
-    // The tiled op writes a fresh tile: a destination sliced from the
-    // producer's whole result would keep that result (and everything before
-    // it) alive. Neither transposes nor orthogonal maps read their init.
-    for (Operation *tiled : fused->tiledOps) {
-      auto dps = dyn_cast<DestinationStyleOpInterface>(tiled);
-      auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
-      if (!dps)
-        continue;
-      for (OpOperand &init : dps.getDpsInitsMutable()) {
-        if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init))
-          continue;
-        rewriter.setInsertionPoint(tiled);
-        Value fresh = tensor::EmptyOp::create(
-            rewriter, tiled->getLoc(),
-            tensor::getMixedSizes(rewriter, tiled->getLoc(), init.get()),
-            getElementTypeOrSelf(init.get().getType()));
-        rewriter.modifyOpInPlace(tiled, [&] { init.set(fresh); });
-      }
-    }
-    // A tile of a per-pair producer is sliced again by the key loop: fuse
-    // it there too, so that only [query block, key block] tiles exist.
-    for (Operation *tiled : fused->tiledOps)
-      if (tiled->hasAttr(kRecomputePerTileAttr))
-        for (Operation *user : tiled->getUsers())
-          if (auto next = dyn_cast<tensor::ExtractSliceOp>(user))
-            worklist.push_back(next);
-    // Follow the tiled op's inputs; its destination may be a slice of the
-    // producer's own result, which must not be fused again.
-    for (Operation *generated : fused->generatedSlices)
-      if (auto next = dyn_cast<tensor::ExtractSliceOp>(generated);
-          next && next.getSource() != fused->origProducer &&
-          isPrologue(next.getSource().getDefiningOp()))
-        worklist.push_back(next);
-  }
-}
 
 namespace {
 
@@ -145,17 +81,17 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (queryTile < 0 || keyTile < 1) {
+    if (queryTile < 0) {
       getOperation()->emitError("dat-tile-attention: query-tile must be "
-                                "positive or 0 (per op), key-tile positive, "
-                                "got ")
-          << static_cast<int64_t>(queryTile) << " and "
-          << static_cast<int64_t>(keyTile);
+                                "positive or 0 (per op), got ")
+          << static_cast<int64_t>(queryTile);
       return signalPassFailure();
     }
     SmallVector<TilingInterface> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp, RelationalAttentionOp, HyperAttentionOp>(op))
+      // (An op already in a tile loop is tiled: the pass is idempotent.)
+      if (isa<AttentionOp, RelationalAttentionOp, HyperAttentionOp>(op) &&
+          !isTileLoop(op->getParentOfType<scf::ForallOp>()))
         ops.push_back(cast<TilingInterface>(op));
     });
     IRRewriter rewriter(&getContext());
@@ -170,22 +106,12 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
           scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled))
         return signalPassFailure();
-      // Which op the tile loop computes, for what reads it later (profiles).
+      // The tile loop says which op it computes: the GPU mapping takes such
+      // loops, profiles name them.
       for (LoopLikeOpInterface loop : tiled->loops)
-        loop->setAttr("dat.origin",
-                      rewriter.getStringAttr(op->getName().getStringRef()));
+        setTileOrigin(loop, op->getName().getStringRef());
       rewriter.replaceOp(op, tiled->replacements);
     }
-
-    RewritePatternSet patterns(&getContext());
-    populateFlashAttentionPatterns(patterns, keyTile);
-    // A key block's slice of the query tile's slice is one slice of the
-    // original tensor, whose producer can then be fused into the key loop.
-    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-    if (fusePrologues)
-      fuseAttentionPrologues(rewriter, getOperation());
   }
 };
 

@@ -1,6 +1,6 @@
 // RUN: dat-opt %s --dat-tile-attention="query-tile=0 min-tiles=16" --split-input-file | FileCheck %s
 // RUN: not dat-opt %s --dat-tile-attention="query-tile=-1" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: dat-tile-attention: query-tile must be positive or 0 (per op), key-tile positive, got -1 and 64
+// BAD: dat-tile-attention: query-tile must be positive or 0 (per op), got -1
 
 // query-tile=0: each op's query tile is the largest of 64, 32 and 16 rows
 // that still makes min-tiles tiles (here 16).

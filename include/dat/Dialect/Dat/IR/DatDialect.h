@@ -17,18 +17,28 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h.inc"
 
 namespace mlir::dat {
-/// A unit attribute on an elementwise linalg op whose operands are small
-/// (per position) and whose result is large (per pair: APE's distance
-/// decay): dat-tile-attention computes it per tile where the attention
-/// tiles slice it, so that the whole result never exists.
-inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
-    "dat.recompute_per_tile";
+// The discardable attributes the dialect declares (DatBase.td says what
+// each means) and DatDialect::verifyOperationAttribute checks.
 
-/// A unit attribute on the `scf.forall` that dat-peel-tile-loops split off
-/// a tile loop (its partial last tiles): its tiles are disjoint from those
-/// of the loop whose result it continues (its output), so a tile it slices
-/// from that output was never written.
-inline constexpr llvm::StringLiteral kRestOfSplitAttr = "dat.rest_of_split";
+/// `dat.origin` on a tile loop: the op it computes.
+inline constexpr llvm::StringLiteral kOriginAttr =
+    DatDialect::OriginAttrHelper::getNameStr();
+/// `dat.recompute_per_tile` on a per-pair elementwise producer.
+inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
+    DatDialect::RecomputePerTileAttrHelper::getNameStr();
+/// `dat.rest_of_split` on the partial-tile loop split off a tile loop.
+inline constexpr llvm::StringLiteral kRestOfSplitAttr =
+    DatDialect::RestOfSplitAttrHelper::getNameStr();
+
+/// Whether `op` is a tile loop made by a dat tiling pass (it carries
+/// `dat.origin`).
+inline bool isTileLoop(Operation *op) { return op && op->hasAttr(kOriginAttr); }
+
+/// Marks `loop` as the tile loop of `origin` (an op name, or what the tiles
+/// compute: "projection + epilogue").
+inline void setTileOrigin(Operation *loop, StringRef origin) {
+  loop->setAttr(kOriginAttr, StringAttr::get(loop->getContext(), origin));
+}
 } // namespace mlir::dat
 
 #endif // DAT_DIALECT_DAT_IR_DATDIALECT_H

@@ -1,4 +1,4 @@
-// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(dat-tile-attention{query-tile=64 key-tile=64},canonicalize)' | FileCheck %s
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(dat-tile-attention{query-tile=64},dat-decompose-flash{key-tile=64},canonicalize)' | FileCheck %s
 
 // Unmasked f32 attention: the score scale is applied to the query tile once,
 // before the key loop, instead of to every key block's scores.

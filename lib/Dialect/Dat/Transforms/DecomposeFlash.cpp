@@ -1,0 +1,121 @@
+//===- DecomposeFlash.cpp - the dat-decompose-flash pass ------------------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The attention-family ops (normally dat-tile-attention's query tiles) become
+// key loops with an online softmax (the flash patterns, FlashAttention.cpp);
+// then the producers worth recomputing per tile — rotations, the transposes
+// after them, per-pair elementwise producers — are fused into the query tiles
+// and key blocks that read them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::dat {
+
+#define GEN_PASS_DEF_DATDECOMPOSEFLASH
+#include "dat/Dialect/Dat/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Producers worth recomputing per tile: per-position rotations (RoPE,
+/// orthogonal maps) and the layout change between them and attention. A
+/// projection (a GEMM) is not: fused into key blocks it would be recomputed
+/// for every query tile.
+bool isPrologue(Operation *op) {
+  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op) ||
+         (op && op->hasAttr(kRecomputePerTileAttr));
+}
+
+} // namespace
+
+void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
+  SmallVector<tensor::ExtractSliceOp> worklist;
+  root->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice->getParentOfType<scf::ForallOp>() &&
+        isPrologue(slice.getSource().getDefiningOp()))
+      worklist.push_back(slice);
+  });
+  while (!worklist.empty()) {
+    tensor::ExtractSliceOp slice = worklist.pop_back_val();
+    rewriter.setInsertionPoint(slice);
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, {});
+    if (!fused)
+      continue; // e.g. a tile that splits RoPE pairs: leave it unfused
+    // The tiled op writes a fresh tile: a destination sliced from the
+    // producer's whole result would keep that result (and everything before
+    // it) alive. Neither transposes nor orthogonal maps read their init.
+    for (Operation *tiled : fused->tiledOps) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(tiled);
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
+      if (!dps)
+        continue;
+      for (OpOperand &init : dps.getDpsInitsMutable()) {
+        if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init))
+          continue;
+        rewriter.setInsertionPoint(tiled);
+        Value fresh = tensor::EmptyOp::create(
+            rewriter, tiled->getLoc(),
+            tensor::getMixedSizes(rewriter, tiled->getLoc(), init.get()),
+            getElementTypeOrSelf(init.get().getType()));
+        rewriter.modifyOpInPlace(tiled, [&] { init.set(fresh); });
+      }
+    }
+    // A tile of a per-pair producer is sliced again by the key loop: fuse
+    // it there too, so that only [query block, key block] tiles exist.
+    for (Operation *tiled : fused->tiledOps)
+      if (tiled->hasAttr(kRecomputePerTileAttr))
+        for (Operation *user : tiled->getUsers())
+          if (auto next = dyn_cast<tensor::ExtractSliceOp>(user))
+            worklist.push_back(next);
+    // Follow the tiled op's inputs; its destination may be a slice of the
+    // producer's own result, which must not be fused again.
+    for (Operation *generated : fused->generatedSlices)
+      if (auto next = dyn_cast<tensor::ExtractSliceOp>(generated);
+          next && next.getSource() != fused->origProducer &&
+          isPrologue(next.getSource().getDefiningOp()))
+        worklist.push_back(next);
+  }
+}
+
+namespace {
+
+struct DecomposeFlashPass final
+    : impl::DatDecomposeFlashBase<DecomposeFlashPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (keyTile < 1) {
+      getOperation()->emitError("dat-decompose-flash: key-tile must be "
+                                "positive, got ")
+          << static_cast<int64_t>(keyTile);
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateFlashAttentionPatterns(patterns, keyTile);
+    // A key block's slice of the query tile's slice is one slice of the
+    // original tensor, whose producer can then be fused into the key loop.
+    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    if (fusePrologues) {
+      IRRewriter rewriter(&getContext());
+      fuseAttentionPrologues(rewriter, getOperation());
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::dat
