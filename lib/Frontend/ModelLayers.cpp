@@ -9,13 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Frontend/ModelBuilder.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-
-#include <cmath>
 
 using namespace llvm;
 using namespace mlir;
@@ -37,52 +36,7 @@ Value ModelBuilder::linear(Value x, StringRef prefix, int64_t out, bool bias) {
 Value ModelBuilder::linear(Value x, Value w, Value bv) {
   if (failed() || !x || !w)
     return {};
-  auto xTy = cast<RankedTensorType>(x.getType());
-  int64_t rank = xTy.getRank();
-  int64_t out = cast<RankedTensorType>(w.getType()).getDimSize(0);
-  SmallVector<int64_t> shape(xTy.getShape());
-  shape.back() = out;
-  Value init;
-  MLIRContext *ctx = b.getContext();
-  if (bv) {
-    // Start from the broadcast bias, then accumulate x·Wᵀ onto it.
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
-        AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    init = linalg::GenericOp::create(
-               b, loc, RankedTensorType::get(shape, b.getF32Type()),
-               ValueRange{bv}, ValueRange{emptyLike(shape)}, maps, iters,
-               [](OpBuilder &nb, Location nl, ValueRange args) {
-                 linalg::YieldOp::create(nb, nl, args[0]);
-               })
-               .getResult(0);
-  } else {
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-    init = linalg::FillOp::create(b, loc, zero, emptyLike(shape)).getResult(0);
-  }
-  // Loops: the rank-1 batch dims, o, then the reduction i.
-  SmallVector<AffineExpr> batch;
-  for (int64_t d = 0; d < rank - 1; ++d)
-    batch.push_back(b.getAffineDimExpr(d));
-  AffineExpr o = b.getAffineDimExpr(rank - 1), i = b.getAffineDimExpr(rank);
-  SmallVector<AffineExpr> xe(batch), ye(batch);
-  xe.push_back(i);
-  ye.push_back(o);
-  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, xe, ctx),
-                                 AffineMap::get(rank + 1, 0, {o, i}, ctx),
-                                 AffineMap::get(rank + 1, 0, ye, ctx)};
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{x, w}, ValueRange{init}, maps,
-             iters,
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-               Value s = arith::AddFOp::create(nb, nl, args[2], p);
-               linalg::YieldOp::create(nb, nl, s);
-             })
-      .getResult(0);
+  return mlir::dat::buildLinear(b, loc, x, w, bv);
 }
 
 Value ModelBuilder::splitHeads(Value x, int64_t heads) {
@@ -105,12 +59,7 @@ Value ModelBuilder::splitHeads(Value x, int64_t heads) {
 Value ModelBuilder::swapSeqHeads(Value x) {
   if (failed() || !x)
     return {};
-  auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(2),
-                                t.getDimSize(1), t.getDimSize(3)};
-  return linalg::TransposeOp::create(b, loc, x, emptyLike(shape),
-                                     ArrayRef<int64_t>{0, 2, 1, 3})
-      .getResult()[0];
+  return mlir::dat::buildTranspose(b, loc, x, {0, 2, 1, 3});
 }
 
 Value ModelBuilder::mergeHeads(Value x) {
@@ -125,25 +74,14 @@ Value ModelBuilder::mergeHeads(Value x) {
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-/// A parallel elementwise generic over same-shaped `inputs` (plus extra
-/// inputs with their own maps) producing a tensor like `like`.
-static Value
-elementwise(ModelBuilder &mb, Value like, ValueRange inputs,
-            ArrayRef<AffineMap> inputMaps,
-            llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  auto t = cast<RankedTensorType>(like.getType());
-  MLIRContext *ctx = mb.b.getContext();
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(AffineMap::getMultiDimIdentityMap(t.getRank(), ctx));
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, t, inputs, ValueRange{mb.emptyLike(t.getShape())},
-             maps,
-             SmallVector<utils::IteratorType>(t.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
-             })
-      .getResult(0);
+/// A parallel elementwise generic over `inputs` (read through
+/// `inputMaps`) producing a tensor like `like`.
+static Value elementwise(ModelBuilder &mb, Value like, ValueRange inputs,
+                         ArrayRef<AffineMap> inputMaps,
+                         mlir::dat::ScalarBody body) {
+  return mlir::dat::buildElementwise(mb.b, mb.loc,
+                                     cast<RankedTensorType>(like.getType()),
+                                     inputs, inputMaps, body);
 }
 
 bool ModelBuilder::sameShape(Value a, Value c) {
@@ -266,44 +204,10 @@ Value ModelBuilder::activation(Value x, StringRef name) {
     return x;
   AffineMap id = AffineMap::getMultiDimIdentityMap(
       cast<RankedTensorType>(x.getType()).getRank(), b.getContext());
-  std::string n = name.str();
-  return elementwise(
-      *this, x, {x}, {id}, [n](OpBuilder &nb, Location nl, ValueRange v) {
-        Value a = v[0];
-        auto c = [&](double d) {
-          return arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(d));
-        };
-        auto sigmoid = [&](Value y) {
-          Value e =
-              math::ExpOp::create(nb, nl, arith::NegFOp::create(nb, nl, y));
-          return Value(arith::DivFOp::create(
-              nb, nl, c(1.0), arith::AddFOp::create(nb, nl, c(1.0), e)));
-        };
-        if (n == "relu")
-          return Value(arith::MaximumFOp::create(nb, nl, a, c(0.0)));
-        if (n == "sigmoid")
-          return sigmoid(a);
-        if (n == "tanh")
-          return Value(math::TanhOp::create(nb, nl, a));
-        if (n == "silu")
-          return Value(arith::MulFOp::create(nb, nl, a, sigmoid(a)));
-        Value half = arith::MulFOp::create(nb, nl, c(0.5), a);
-        Value inner;
-        if (n == "gelu_erf") {
-          inner = math::ErfOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, a, c(M_SQRT1_2)));
-        } else { // gelu, tanh form
-          Value a3 = arith::MulFOp::create(nb, nl, a,
-                                           arith::MulFOp::create(nb, nl, a, a));
-          Value t = arith::AddFOp::create(
-              nb, nl, a, arith::MulFOp::create(nb, nl, c(0.044715), a3));
-          inner = math::TanhOp::create(
-              nb, nl,
-              arith::MulFOp::create(nb, nl, c(std::sqrt(2.0 / M_PI)), t));
-        }
-        return Value(arith::MulFOp::create(
-            nb, nl, half, arith::AddFOp::create(nb, nl, c(1.0), inner)));
-      });
+  return elementwise(*this, x, {x}, {id},
+                     [name](OpBuilder &nb, Location nl, ValueRange v) {
+                       return mlir::dat::buildActivation(nb, nl, name, v[0]);
+                     });
 }
 
 Value ModelBuilder::layerNorm(Value x, StringRef prefix, double eps,

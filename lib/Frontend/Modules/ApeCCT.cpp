@@ -13,6 +13,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,71 +98,18 @@ static Value cctHead(ModelBuilder &mb, Value x, int64_t dim, int64_t classes) {
       mb.b, mb.loc, RankedTensorType::get({B, L}, f32),
       mb.linear(x, "pooler", 1, true),
       ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  // The gate: softmax over the sequence; then Σ_l gate[b,l] · x[b,l,c].
+  Value gate = mlir::dat::softmaxAlong(mb.b, mb.loc, g, 1);
   AffineExpr b, l, c;
   bindDims(ctx, b, l, c);
-  auto reduce =
-      [&](ValueRange ins, ArrayRef<AffineMap> maps, ArrayRef<int64_t> outShape,
-          float init, unsigned rank,
-          llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
-        Value ci = arith::ConstantFloatOp::create(
-            mb.b, mb.loc, cast<FloatType>(f32), APFloat(init));
-        Value acc = linalg::FillOp::create(mb.b, mb.loc, ci,
-                                           ValueRange{mb.emptyLike(outShape)})
-                        .getResult(0);
-        SmallVector<utils::IteratorType> iters(rank,
-                                               utils::IteratorType::parallel);
-        iters[1] = utils::IteratorType::reduction; // l
-        return linalg::GenericOp::create(
-                   mb.b, mb.loc, acc.getType(), ins, ValueRange{acc}, maps,
-                   iters,
-                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                     linalg::YieldOp::create(nb, nl, fn(nb, nl, args));
-                   })
-            .getResult(0);
-      };
-  AffineMap bl = AffineMap::get(2, 0, {b, l}, ctx),
-            bOnly = AffineMap::get(2, 0, {b}, ctx);
-  Value m =
-      reduce({g}, {bl, bOnly}, {B}, -std::numeric_limits<float>::infinity(), 2,
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               return arith::MaximumFOp::create(nb, nl, a[0], a[1]).getResult();
-             });
-  // e = exp(g - max); gate = e / Σ e (row-wise, [B, L] with a [B] operand).
-  auto rowwise =
-      [&](Value a, Value row,
-          llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
-        return linalg::GenericOp::create(
-                   mb.b, mb.loc, RankedTensorType::get({B, L}, f32),
-                   ValueRange{a, row}, ValueRange{mb.emptyLike({B, L})},
-                   ArrayRef<AffineMap>{bl, bOnly, bl},
-                   SmallVector<utils::IteratorType>(
-                       2, utils::IteratorType::parallel),
-                   [&](OpBuilder &nb, Location nl, ValueRange v) {
-                     linalg::YieldOp::create(nb, nl, fn(nb, nl, v[0], v[1]));
-                   })
-            .getResult(0);
-      };
-  Value e = rowwise(g, m, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return math::ExpOp::create(nb, nl, arith::SubFOp::create(nb, nl, x, y))
-        .getResult();
-  });
-  Value s =
-      reduce({e}, {bl, bOnly}, {B}, 0.0f, 2,
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               return arith::AddFOp::create(nb, nl, a[0], a[1]).getResult();
-             });
-  Value gate = rowwise(e, s, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return arith::DivFOp::create(nb, nl, x, y).getResult();
-  });
-  Value aggr = reduce(
-      {gate, x},
+  Value zeros = mlir::dat::filledTensor(mb.b, mb.loc,
+                                        getAsIndexOpFoldResult(ctx, {B, dim}),
+                                        f32, mb.b.getF32FloatAttr(0));
+  Value aggr = mlir::dat::buildMulAcc(
+      mb.b, mb.loc, gate, x, zeros,
       {AffineMap::get(3, 0, {b, l}, ctx), AffineMap::get(3, 0, {b, l, c}, ctx),
        AffineMap::get(3, 0, {b, c}, ctx)},
-      {B, dim}, 0.0f, 3, [](OpBuilder &nb, Location nl, ValueRange a) {
-        return arith::AddFOp::create(nb, nl, a[2],
-                                     arith::MulFOp::create(nb, nl, a[0], a[1]))
-            .getResult();
-      });
+      {mlir::dat::kPar, mlir::dat::kRed, mlir::dat::kPar});
   return mb.linear(aggr, "fc", classes, true);
 }
 

@@ -12,6 +12,7 @@
 #include "ApePositions.h"
 
 #include "dat/Dialect/Dat/IR/DatDialect.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,18 +53,8 @@ using BodyFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 Value parallelGeneric(ModelBuilder &mb, ArrayRef<int64_t> shape, Type elt,
                       ValueRange inputs, ArrayRef<AffineMap> maps,
                       BodyFn body) {
-  unsigned rank = shape.size();
-  SmallVector<AffineMap> all(maps);
-  all.push_back(AffineMap::getMultiDimIdentityMap(rank, mb.b.getContext()));
-  Value init = tensor::EmptyOp::create(mb.b, mb.loc, shape, elt);
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, init.getType(), inputs, ValueRange{init}, all,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &b, Location l, ValueRange args) {
-               linalg::YieldOp::create(b, l, body(b, l, args));
-             })
-      .getResult(0);
+  return mlir::dat::buildElementwise(
+      mb.b, mb.loc, RankedTensorType::get(shape, elt), inputs, maps, body);
 }
 
 AffineMap dims(ModelBuilder &mb, unsigned rank, ArrayRef<unsigned> which) {

@@ -10,6 +10,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,47 +29,8 @@ namespace dat {
 static Value denseFlax(ModelBuilder &mb, Value x, Value kernel, Value bias) {
   if (mb.failed() || !x || !kernel)
     return {};
-  MLIRContext *ctx = mb.b.getContext();
-  auto xt = cast<RankedTensorType>(x.getType());
-  auto kt = cast<RankedTensorType>(kernel.getType());
-  SmallVector<int64_t> shape = {xt.getDimSize(0), xt.getDimSize(1),
-                                kt.getDimSize(1)};
-  AffineExpr b, l, o, e;
-  bindDims(ctx, b, l, o, e);
-  Value init;
-  if (bias) {
-    init =
-        linalg::GenericOp::create(
-            mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-            ValueRange{bias}, ValueRange{mb.emptyLike(shape)},
-            ArrayRef<AffineMap>{AffineMap::get(3, 0, {o}, ctx),
-                                AffineMap::getMultiDimIdentityMap(3, ctx)},
-            SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-            [](OpBuilder &nb, Location nl, ValueRange args) {
-              linalg::YieldOp::create(nb, nl, args[0]);
-            })
-            .getResult(0);
-  } else {
-    Value zero =
-        arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
-    init = linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(shape))
-               .getResult(0);
-  }
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, init.getType(), ValueRange{x, kernel},
-             ValueRange{init},
-             ArrayRef<AffineMap>{AffineMap::get(4, 0, {b, l, e}, ctx),
-                                 AffineMap::get(4, 0, {e, o}, ctx),
-                                 AffineMap::get(4, 0, {b, l, o}, ctx)},
-             ArrayRef<utils::IteratorType>{
-                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                 utils::IteratorType::parallel, utils::IteratorType::reduction},
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-               Value s = arith::AddFOp::create(nb, nl, args[2], p);
-               linalg::YieldOp::create(nb, nl, s);
-             })
-      .getResult(0);
+  return mlir::dat::buildLinear(mb.b, mb.loc, x, kernel, bias,
+                                mlir::dat::WeightLayout::InOut);
 }
 
 /// Collapses a [a, b, c] weight to [a, b·c] or [a·b, c].

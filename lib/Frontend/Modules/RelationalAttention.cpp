@@ -7,6 +7,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include <cmath>
 
@@ -207,23 +208,13 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
     }
     AffineExpr db, dh, di, de, dc;
     bindDims(ctx, db, dh, di, de, dc);
-    Value out =
-        linalg::GenericOp::create(
-            mb.b, mb.loc, relPart.getType(), ValueRange{attended, w3},
-            ValueRange{init},
-            ArrayRef<AffineMap>{AffineMap::get(5, 0, {db, dh, di, dc}, ctx),
-                                AffineMap::get(5, 0, {dh, de, dc}, ctx),
-                                AffineMap::get(5, 0, {db, dh, di, de}, ctx)},
-            {utils::IteratorType::parallel, utils::IteratorType::parallel,
-             utils::IteratorType::parallel, utils::IteratorType::parallel,
-             utils::IteratorType::reduction},
-            [](OpBuilder &nb, Location nl, ValueRange args) {
-              Value prod = arith::MulFOp::create(nb, nl, args[0], args[1]);
-              linalg::YieldOp::create(
-                  nb, nl,
-                  arith::AddFOp::create(nb, nl, args[2], prod).getResult());
-            })
-            .getResult(0);
+    Value out = mlir::dat::buildMulAcc(
+        mb.b, mb.loc, attended, w3, init,
+        {AffineMap::get(5, 0, {db, dh, di, dc}, ctx),
+         AffineMap::get(5, 0, {dh, de, dc}, ctx),
+         AffineMap::get(5, 0, {db, dh, di, de}, ctx)},
+        {mlir::dat::kPar, mlir::dat::kPar, mlir::dat::kPar, mlir::dat::kPar,
+         mlir::dat::kRed});
     return results(out);
   }
 

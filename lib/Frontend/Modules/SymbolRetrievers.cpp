@@ -10,6 +10,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -107,65 +108,6 @@ Value emitSymbolicAttentionFromKwargs(ModelBuilder &mb, StringRef prefix,
 void buildSymbolicAttentionModule(ModelBuilder &mb) {
   mb.output("symbols",
             emitSymbolicAttentionFromKwargs(mb, "", mb.input("x", 3)));
-}
-
-/// Softmax over axis 2 of a rank-4 float32 tensor.
-static Value softmaxAxis2(ModelBuilder &mb, Value x) {
-  MLIRContext *ctx = mb.b.getContext();
-  auto t = cast<RankedTensorType>(x.getType());
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap row = AffineMap::get(4, 0, {d0, d1, d3}, ctx);
-  SmallVector<int64_t> rowShape = {t.getDimSize(0), t.getDimSize(1),
-                                   t.getDimSize(3)};
-  using IT = utils::IteratorType;
-  SmallVector<IT> reduce = {IT::parallel, IT::parallel, IT::reduction,
-                            IT::parallel};
-  SmallVector<IT> par(4, IT::parallel);
-  auto filled = [&](double v) {
-    Value c = arith::ConstantOp::create(
-        mb.b, mb.loc, mb.b.getF32FloatAttr(static_cast<float>(v)));
-    return linalg::FillOp::create(mb.b, mb.loc, c, mb.emptyLike(rowShape))
-        .getResult(0);
-  };
-  Value mx =
-      linalg::GenericOp::create(
-          mb.b, mb.loc, filled(-INFINITY).getType(), ValueRange{x},
-          ValueRange{filled(-INFINITY)}, ArrayRef<AffineMap>{id, row}, reduce,
-          [](OpBuilder &nb, Location nl, ValueRange a) {
-            linalg::YieldOp::create(
-                nb, nl, Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
-          })
-          .getResult(0);
-  Value ex = linalg::GenericOp::create(
-                 mb.b, mb.loc, t, ValueRange{x, mx},
-                 ValueRange{mb.emptyLike(t.getShape())},
-                 ArrayRef<AffineMap>{id, row, id}, par,
-                 [](OpBuilder &nb, Location nl, ValueRange a) {
-                   Value dlt = arith::SubFOp::create(nb, nl, a[0], a[1]);
-                   linalg::YieldOp::create(
-                       nb, nl, Value(math::ExpOp::create(nb, nl, dlt)));
-                 })
-                 .getResult(0);
-  Value sum =
-      linalg::GenericOp::create(
-          mb.b, mb.loc, filled(0).getType(), ValueRange{ex},
-          ValueRange{filled(0)}, ArrayRef<AffineMap>{id, row}, reduce,
-          [](OpBuilder &nb, Location nl, ValueRange a) {
-            linalg::YieldOp::create(
-                nb, nl, Value(arith::AddFOp::create(nb, nl, a[0], a[1])));
-          })
-          .getResult(0);
-  return linalg::GenericOp::create(
-             mb.b, mb.loc, t, ValueRange{ex, sum},
-             ValueRange{mb.emptyLike(t.getShape())},
-             ArrayRef<AffineMap>{id, row, id}, par,
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               linalg::YieldOp::create(
-                   nb, nl, Value(arith::DivFOp::create(nb, nl, a[0], a[1])));
-             })
-      .getResult(0);
 }
 
 Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
@@ -270,7 +212,7 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
                   nb2, nl, Value(arith::MulFOp::create(nb2, nl, args[0], sv)));
             })
             .getResult(0);
-    rel = softmaxAxis2(mb, rel);
+    rel = mlir::dat::softmaxAlong(mb.b, mb.loc, rel, 2);
   }
   // z[b,i, m·Hr + h]: offset-major, head-minor.
   Value z = tensor::CollapseShapeOp::create(

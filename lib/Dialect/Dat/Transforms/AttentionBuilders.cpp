@@ -6,8 +6,6 @@
 
 #include "AttentionBuilders.h"
 
-#include <cmath>
-
 namespace mlir::dat {
 
 Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset) {
@@ -17,96 +15,6 @@ Value andCausal(OpBuilder &nb, Location nl, Value allowed, Value queryOffset) {
   Value col = linalg::IndexOp::create(nb, nl, 3);
   Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sle, col, row);
   return allowed ? arith::AndIOp::create(nb, nl, allowed, ok) : ok;
-}
-
-Value convertInto(OpBuilder &b, Location loc, Value x, Value init) {
-  auto t = cast<RankedTensorType>(init.getType());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, t, ValueRange{x}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<IteratorType>(t.getRank(), kPar),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl, castFloat(nb, nl, args[0], t.getElementType()));
-             })
-      .getResult(0);
-}
-
-Value reduceAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
-                  TypedAttr init, ScalarCombine combine) {
-  auto t = cast<RankedTensorType>(x.getType());
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = t.getRank();
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<IteratorType> iterators(rank, kPar);
-  iterators[axis] = kRed;
-  SmallVector<OpFoldResult> rowShape = tensor::getMixedSizes(b, loc, x);
-  rowShape.erase(rowShape.begin() + axis);
-  Value acc = filledTensor(b, loc, rowShape, init.getType(), init);
-  return linalg::GenericOp::create(
-             b, loc, acc.getType(), ValueRange{x}, ValueRange{acc},
-             ArrayRef<AffineMap>{id, id.dropResult(axis)}, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl,
-                                       combine(nb, nl, args[0], args[1]));
-             })
-      .getResult(0);
-}
-
-Value maxAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
-  auto ft = cast<FloatType>(getElementTypeOrSelf(x.getType()));
-  return reduceAlong(
-      b, loc, x, axis,
-      b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)),
-      [](OpBuilder &nb, Location nl, Value a, Value c) -> Value {
-        return arith::MaximumFOp::create(nb, nl, a, c);
-      });
-}
-
-Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
-  auto ft = cast<FloatType>(getElementTypeOrSelf(x.getType()));
-  return reduceAlong(b, loc, x, axis, b.getFloatAttr(ft, 0.0),
-                     [](OpBuilder &nb, Location nl, Value a, Value c) -> Value {
-                       return arith::AddFOp::create(nb, nl, a, c);
-                     });
-}
-
-Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
-              unsigned axis, ScalarCombine fn, bool inPlace) {
-  auto t = cast<RankedTensorType>(x.getType());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
-  AffineMap row = axis < t.getRank() ? id.dropResult(axis) : id;
-  SmallVector<IteratorType> par(t.getRank(), kPar);
-  if (inPlace)
-    return linalg::GenericOp::create(
-               b, loc, t, ValueRange{rowValue}, ValueRange{x},
-               ArrayRef<AffineMap>{row, id}, par,
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 linalg::YieldOp::create(nb, nl, fn(nb, nl, args[1], args[0]));
-               })
-        .getResult(0);
-  return linalg::GenericOp::create(
-             b, loc, t, ValueRange{x, rowValue},
-             ValueRange{tensor::EmptyOp::create(
-                 b, loc, tensor::getMixedSizes(b, loc, x), t.getElementType())},
-             ArrayRef<AffineMap>{id, row, id}, par,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, fn(nb, nl, args[0], args[1]));
-             })
-      .getResult(0);
-}
-
-Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis) {
-  Value ex = rowwise(b, loc, x, maxAlong(b, loc, x, axis), axis,
-                     [](OpBuilder &nb, Location nl, Value v, Value m) -> Value {
-                       return math::ExpOp::create(
-                           nb, nl, arith::SubFOp::create(nb, nl, v, m));
-                     });
-  return rowwise(b, loc, ex, sumAlong(b, loc, ex, axis), axis,
-                 [](OpBuilder &nb, Location nl, Value v, Value s) -> Value {
-                   return arith::DivFOp::create(nb, nl, v, s);
-                 });
 }
 
 Value buildScores(OpBuilder &b, Location loc, const ScoreInputs &in,
@@ -286,48 +194,6 @@ SoftmaxParts buildSoftmaxParts(OpBuilder &b, Location loc,
   return {scores, exps, sumAlong(b, loc, exps, 3), accTy};
 }
 
-Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x) {
-  auto ft = cast<FloatType>(x.getType());
-  auto cst = [&](double v) {
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
-  };
-  auto sigmoid = [&](Value v) {
-    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v));
-    return arith::DivFOp::create(b, loc, cst(1.0),
-                                 arith::AddFOp::create(b, loc, cst(1.0), e));
-  };
-  if (name == "relu")
-    return arith::MaximumFOp::create(b, loc, x, cst(0.0));
-  if (name == "sigmoid")
-    return sigmoid(x);
-  if (name == "tanh")
-    return math::TanhOp::create(b, loc, x);
-  if (name == "silu")
-    return arith::MulFOp::create(b, loc, x, sigmoid(x));
-  if (name == "gelu") {
-    // 0.5·x·(1 + tanh(sqrt(2/π)·(x + 0.044715·x³))), DAT's tanh form.
-    Value x3 =
-        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
-    Value inner = arith::AddFOp::create(
-        b, loc, x, arith::MulFOp::create(b, loc, cst(0.044715), x3));
-    Value t = math::TanhOp::create(
-        b, loc,
-        arith::MulFOp::create(b, loc, cst(std::sqrt(2.0 / M_PI)), inner));
-    Value half = arith::MulFOp::create(b, loc, cst(0.5), x);
-    return arith::MulFOp::create(b, loc, half,
-                                 arith::AddFOp::create(b, loc, cst(1.0), t));
-  }
-  if (name == "gelu_erf") {
-    // 0.5·x·(1 + erf(x/√2)), the exact form (APE).
-    Value e = math::ErfOp::create(
-        b, loc, arith::MulFOp::create(b, loc, x, cst(M_SQRT1_2)));
-    Value half = arith::MulFOp::create(b, loc, cst(0.5), x);
-    return arith::MulFOp::create(b, loc, half,
-                                 arith::AddFOp::create(b, loc, cst(1.0), e));
-  }
-  return x; // identity
-}
-
 Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
                      double scale, StringRef activation, FloatType accTy) {
   MLIRContext *ctx = b.getContext();
@@ -358,7 +224,7 @@ Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
                   [&](OpBuilder &nb, Location nl, ValueRange args) {
                     Value v = arith::MulFOp::create(nb, nl, args[0], scaleV);
                     if (!softmax)
-                      v = emitActivation(nb, nl, activation, v);
+                      v = buildActivation(nb, nl, activation, v);
                     linalg::YieldOp::create(nb, nl, v);
                   })
                   .getResult(0);

@@ -11,9 +11,8 @@
 #ifndef DAT_LIB_DIALECT_DAT_TRANSFORMS_ATTENTIONBUILDERS_H
 #define DAT_LIB_DIALECT_DAT_TRANSFORMS_ATTENTIONBUILDERS_H
 
-#include "LinalgBuilders.h"
-
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
@@ -121,32 +120,19 @@ inline Value normalizeInto(OpBuilder &rewriter, Location loc, Value x,
       .getResult(0);
 }
 
-/// Writes `x` (the accumulation type) into `init`, converting elements.
-Value convertInto(OpBuilder &b, Location loc, Value x, Value init);
-
-/// softmax of `x` along `axis` (max-subtracted), in x's element type.
-Value softmaxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
-
-using ScalarCombine =
-    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)>;
-
-/// `x` reduced along `axis` with `combine`, starting from `init`.
-Value reduceAlong(OpBuilder &b, Location loc, Value x, unsigned axis,
-                  TypedAttr init, ScalarCombine combine);
-Value maxAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
-Value sumAlong(OpBuilder &b, Location loc, Value x, unsigned axis);
-
-/// fn(x[..], row[..]) elementwise, `row` being `x` without `axis` (or of
-/// x's shape when `axis` is x's rank); written into `x` itself when
-/// `inPlace`, so that a loop-carried tensor keeps its buffer.
-Value rowwise(OpBuilder &b, Location loc, Value x, Value rowValue,
-              unsigned axis, ScalarCombine fn, bool inPlace = false);
-
 /// exp(x - m), with m = -inf (an empty row) read as 0 so the result is 0.
 Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m);
 
-/// act(x) for the scalar relation/FFN activations (not softmax).
-Value emitActivation(OpBuilder &b, Location loc, StringRef name, Value x);
+/// Per-pair symbols `[Lq,Lk,Hs,hd]` as they are read: `[Lq,Lk,hd]` when
+/// one symbol per pair serves every head (Hs = 1, collapsed away, so that
+/// the product's maps stay projected permutations), else unchanged.
+inline Value sharedPairSymbols(OpBuilder &b, Location loc, Value symbols) {
+  auto t = cast<RankedTensorType>(symbols.getType());
+  if (t.getDimSize(2) != 1)
+    return symbols;
+  return tensor::CollapseShapeOp::create(
+      b, loc, symbols, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
 
 /// r[b,i,j,l] = act(scale · Σ_c qr[b,l,i,c] · kr[b,l,j,c]) in `accTy`,
 /// softmax over j for "softmax".

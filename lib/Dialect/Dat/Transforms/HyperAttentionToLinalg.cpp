@@ -168,7 +168,7 @@ Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
               ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
               [&](OpBuilder &nb, Location nl, ValueRange args) {
                 linalg::YieldOp::create(
-                    nb, nl, emitActivation(nb, nl, "relu", args[0]));
+                    nb, nl, buildActivation(nb, nl, "relu", args[0]));
               })
               .getResult(0);
     }

@@ -22,7 +22,7 @@
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
-#include "LinalgBuilders.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,19 +82,9 @@ private:
 } // namespace
 
 Value Narrower::castTensor(OpBuilder &b, Location loc, Value v, FloatType to) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, to);
-  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
-  return linalg::GenericOp::create(
-             b, loc, empty.getType(), ValueRange{v}, ValueRange{empty},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(t.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, castFloat(nb, nl, args[0], to));
-             })
-      .getResult(0);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), to);
+  return convertInto(b, loc, v, empty);
 }
 
 Value Narrower::narrowed(Value v) {

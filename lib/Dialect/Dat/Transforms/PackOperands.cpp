@@ -14,7 +14,7 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
-#include "LinalgBuilders.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -203,12 +203,15 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   }
   // The chain of loops, last first.
   SmallVector<scf::ForallOp> chain;
-  for (Value v = input; auto forall = v.getDefiningOp<scf::ForallOp>();
-       v = forall.getOutputs()[0]) {
+  for (Value v = input;;) {
+    auto forall = v.getDefiningOp<scf::ForallOp>();
+    if (!forall)
+      break;
     if (!v.hasOneUse() || !tileInsert(forall) ||
         (!chain.empty() && !chain.back()->hasAttr(kRestOfSplitAttr)))
       return failure();
     chain.push_back(forall);
+    v = forall.getOutputs()[0];
   }
   if (chain.empty() ||
       !chain.back().getOutputs()[0].getDefiningOp<tensor::EmptyOp>())

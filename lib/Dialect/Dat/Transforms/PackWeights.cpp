@@ -18,7 +18,7 @@
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
-#include "LinalgBuilders.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LinalgBuilders.h"
 #include "dat/Dialect/Dat/IR/DatOps.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
