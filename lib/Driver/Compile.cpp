@@ -12,12 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Stages.h"
+#include "WeightsFile.h"
 #include "dat/Driver/Driver.h"
 #include "dat/Frontend/Frontend.h"
 #include "dat/Pipelines/Pipelines.h"
 #include "dat/Runtime/ProgramABI.h"
 #include "dat/Support/BFloat16.h"
 #include "dat/Support/SafeTensors.h"
+#include "dat/Target/LLVMIR/DatToLLVMIRTranslation.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -47,6 +49,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 using namespace llvm;
@@ -58,6 +61,7 @@ void registerDriverDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::dat::registerDatDialectTranslation(registry);
 }
 
 /// The program pipeline's options from their textual form, checked.
@@ -268,12 +272,6 @@ static Error linkProgram(StringRef object, StringRef output, bool cuda,
 }
 
 /// One weight of the program: its name, shape and storage type.
-struct WeightSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-  bool bf16;
-};
-
 /// The weights the program's manifest (dat-program-manifest) lists, once
 /// each (forward and step share theirs).
 static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
@@ -315,57 +313,6 @@ static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
   if (forward)
     collect(forward->getObject("step"));
   return weights;
-}
-
-static Error writeWeights(StringRef path, WeightSource &weights,
-                          const std::vector<WeightSpec> &specs) {
-  std::vector<std::vector<float>> storage;
-  std::vector<std::vector<uint16_t>> narrow; // bf16 copies
-  std::vector<TensorToWrite> tensors;
-  // Refuse absurd sizes before allocating anything.
-  double total = 0;
-  for (const WeightSpec &w : specs) {
-    double n = 4;
-    for (int64_t d : w.shape)
-      n *= static_cast<double>(d);
-    total += n;
-  }
-  if (total > static_cast<double>(int64_t(1) << 36))
-    return createStringError(
-        "%s: the model's weights would take %.3g GiB (limit 64 GiB): check "
-        "the configuration's dimensions",
-        path.str().c_str(), total / (1 << 30));
-  for (const WeightSpec &w : specs) {
-    int64_t n = 1;
-    for (int64_t d : w.shape)
-      n *= d;
-    storage.emplace_back(n);
-    weights.fill(w.name, w.shape, storage.back().data());
-    // A NaN or infinity in a weight makes every output it reaches NaN:
-    // refuse it here, naming the weight, rather than run a broken model.
-    const std::vector<float> &v = storage.back();
-    for (int64_t i = 0; i < n; ++i)
-      if (!std::isfinite(v[i]))
-        return createStringError(
-            "%s: weight '%s' element %lld is %s (the model's weights must be "
-            "finite)",
-            weights.describe().c_str(), w.name.c_str(),
-            static_cast<long long>(i), std::isnan(v[i]) ? "NaN" : "infinite");
-    if (w.bf16) {
-      narrow.emplace_back(n);
-      for (int64_t i = 0; i < n; ++i)
-        narrow.back()[i] = floatToBF16(v[i]);
-      storage.back() = {};
-      tensors.push_back({w.name, DType::BF16, w.shape, narrow.back().data()});
-      continue;
-    }
-    tensors.push_back({w.name, DType::F32, w.shape, storage.back().data()});
-  }
-  std::string error;
-  if (!writeSafeTensors(path.str(), tensors, {{"format", "dat-weights"}},
-                        error))
-    return createStringError("%s", error.c_str());
-  return Error::success();
 }
 
 /// Prints `module` as dat-opt prints its result, so that a replay through
@@ -490,6 +437,12 @@ Error compileModel(const CompileOptions &options) {
   Expected<std::vector<WeightSpec>> weightSpecs = manifestWeights(**module);
   if (!weightSpecs)
     return weightSpecs.takeError();
+  // The weights file needs none of what follows: it is written on a second
+  // thread while LLVM compiles the code on this one.
+  std::string outWeights = options.outputPath + DAT_WEIGHTS_SUFFIX;
+  std::optional<WeightsFileJob> weightsJob;
+  if (options.emit != Emit::LLVMIR)
+    weightsJob.emplace(outWeights, *weights, std::move(*weightSpecs));
 
   stages.start("translation to LLVM IR");
   llvm::LLVMContext llvmCtx;
@@ -518,10 +471,11 @@ Error compileModel(const CompileOptions &options) {
   if (Error e =
           linkProgram(object, tmpExe, cuda, options.emit == Emit::Library))
     return e;
-  std::string outWeights = options.outputPath + DAT_WEIGHTS_SUFFIX;
-  stages.start("weights file");
-  if (Error e = writeWeights(outWeights, *weights, *weightSpecs))
+  stages.start("weights file (what was left)");
+  if (Error e = weightsJob->finish())
     return e;
+  stages.addConcurrent("weights file (on its own thread)",
+                       weightsJob->seconds());
   if (std::error_code ec = sys::fs::rename(tmpExe, options.outputPath)) {
     sys::fs::remove(outWeights);
     return createStringError("%s: cannot write: %s", options.outputPath.c_str(),

@@ -45,6 +45,9 @@ public:
     for (const auto &[name, seconds] : times)
       llvm::errs() << llvm::format("  %-28s %8.3f s\n", name.c_str(), seconds);
     llvm::errs() << llvm::format("  %-28s %8.3f s\n", "total", total);
+    for (const auto &[name, seconds] : concurrent)
+      llvm::errs() << llvm::format("  %-28s %8.3f s (alongside the above)\n",
+                                   name.c_str(), seconds);
   }
 
   /// Ends the current stage and starts `name`.
@@ -59,6 +62,13 @@ public:
       llvm::errs() << "datc: " << current << "\n";
       announced = true;
     }
+  }
+
+  /// Records work that ran on another thread, overlapping the stages (not
+  /// part of their total).
+  void addConcurrent(std::string name, double seconds) {
+    std::lock_guard<std::mutex> lock(mutex);
+    concurrent.push_back({std::move(name), seconds});
   }
 
 private:
@@ -92,7 +102,7 @@ private:
   bool done = false, announced = false;
   std::string current;
   Clock::time_point since;
-  std::vector<std::pair<std::string, double>> times;
+  std::vector<std::pair<std::string, double>> times, concurrent;
   std::thread watcher; // last: starts once the rest is initialized
 };
 
