@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Per-kernel resources and instruction mix of a CUDA program's kernels,
+checked statically (no GPU needed).
+
+    datc compile CONFIG ... --target cuda --emit ptx -o prog.ptx
+    scripts/kernel-report.py prog.ptx [--json] [--fail-on-spills]
+                             [--require-tensor-cores]
+
+For every kernel of every kernel module in the file (`datc --emit ptx`
+writes one `// kernel module NAME` section per module), ptxas (sm_90, or
+the module's `.target`) reports registers, barriers, static shared memory,
+stack frame and spills (`ptxas -v`), and the PTX is counted for the
+instructions the tensor-core work is made of: `mma.sync`, `wgmma.mma_async`,
+`ldmatrix`, `cp.async` (and `cp.async.bulk`, TMA). Where cuobjdump is found
+(PATH, $CUDA_HOME/bin, /usr/local/cuda/bin) the assembled SASS is counted
+too (HMMA, HGMMA, LDGSTS, LDSM). Dynamic shared memory is set at launch by
+the host code and is not in the kernels: see `datc --emit llvm`.
+
+--fail-on-spills          exit 1 if any kernel spills registers
+--require-tensor-cores    exit 1 if no kernel has an mma or wgmma
+ptxas: $DAT_PTXAS, else $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas or
+PATH.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PTX_COUNTS = {
+    "mma": re.compile(r"^\s*mma\.sync\b", re.M),
+    "wgmma": re.compile(r"^\s*wgmma\.mma_async\b", re.M),
+    "ldmatrix": re.compile(r"^\s*ldmatrix\b", re.M),
+    "cp.async": re.compile(r"^\s*cp\.async\.(?!bulk)", re.M),
+    "cp.async.bulk": re.compile(r"^\s*cp\.async\.bulk\b", re.M),
+}
+SASS_OPS = ("HMMA", "HGMMA", "LDGSTS", "LDSM")
+
+
+def find_tool(name, env=None):
+    """$env where set (None unless executable), else the CUDA toolkit's."""
+    if env and os.environ.get(env):
+        path = os.environ[env]
+        return path if os.access(path, os.X_OK) else None
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", name), os.X_OK):
+            return os.path.join(root, "bin", name)
+    return shutil.which(name)
+
+
+def modules(text):
+    """(module name, PTX) for each `// kernel module NAME` section."""
+    parts = re.split(r"^// kernel module (\S+)\n", text, flags=re.M)
+    if len(parts) == 1:
+        return [("module", text)]
+    return [(parts[i], parts[i + 1]) for i in range(1, len(parts), 2)]
+
+
+def entries(ptx):
+    """The kernels' PTX bodies by name."""
+    found = {}
+    for m in re.finditer(r"^\.visible \.entry (\w+)\(", ptx, re.M):
+        end = ptx.find("\n.visible .entry", m.end())
+        found[m.group(1)] = ptx[m.start():end if end >= 0 else len(ptx)]
+    return found
+
+
+def ptxas_info(ptxas, ptx, arch, workdir):
+    """ptxas -v's properties per function."""
+    src = os.path.join(workdir, "k.ptx")
+    cubin = os.path.join(workdir, "k.cubin")
+    with open(src, "w") as f:
+        f.write(ptx)
+    r = subprocess.run([ptxas, "-arch=" + arch, "-v", "-o", cubin, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("ptxas failed:\n" + r.stderr.strip())
+    info, current = {}, None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            current = info.setdefault(m.group(1), {})
+            continue
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current = info.setdefault(m.group(1), {})
+            continue
+        if current is None:
+            continue
+        for key, pattern in (("stack", r"(\d+) bytes stack frame"),
+                             ("spill_stores", r"(\d+) bytes spill stores"),
+                             ("spill_loads", r"(\d+) bytes spill loads"),
+                             ("registers", r"Used (\d+) registers"),
+                             ("barriers", r"used (\d+) barriers"),
+                             ("smem", r"(\d+) bytes smem")):
+            m = re.search(pattern, line)
+            if m:
+                current[key] = int(m.group(1))
+    return info, cubin
+
+
+def sass_counts(cuobjdump, cubin):
+    r = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True,
+                       text=True)
+    counts, kernel = {}, None
+    for line in r.stdout.splitlines():
+        m = re.search(r"Function : (\w+)", line)
+        if m:
+            kernel = counts.setdefault(m.group(1), dict.fromkeys(SASS_OPS, 0))
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)",
+                     line)
+        if m and kernel is not None and m.group(1) in SASS_OPS:
+            kernel[m.group(1)] += 1
+    return counts
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    flags = {a for a in argv if a.startswith("--")}
+    unknown = flags - {"--json", "--fail-on-spills", "--require-tensor-cores"}
+    if len(args) != 1 or unknown:
+        sys.stderr.write(__doc__)
+        return 2
+    try:
+        with open(args[0]) as f:
+            text = f.read()
+    except OSError as e:
+        sys.stderr.write("kernel-report: %s\n" % e)
+        return 2
+    ptxas = find_tool("ptxas", "DAT_PTXAS")
+    if not ptxas:
+        sys.stderr.write("kernel-report: no ptxas (set CUDA_HOME or "
+                         "DAT_PTXAS)\n")
+        return 2
+    cuobjdump = find_tool("cuobjdump", "DAT_CUOBJDUMP")
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for module, ptx in modules(text):
+            m = re.search(r"^\.target (\w+)", ptx, re.M)
+            arch = m.group(1) if m else "sm_90"
+            try:
+                info, cubin = ptxas_info(ptxas, ptx, arch, workdir)
+            except RuntimeError as e:
+                sys.stderr.write("kernel-report: %s: %s: %s\n" %
+                                 (args[0], module, e))
+                return 1
+            sass = sass_counts(cuobjdump, cubin) if cuobjdump else {}
+            for name, body in entries(ptx).items():
+                row = {"module": module, "kernel": name, "arch": arch}
+                row.update({k: 0 for k in ("registers", "barriers", "smem",
+                                           "stack", "spill_stores",
+                                           "spill_loads")})
+                row.update(info.get(name, {}))
+                row["ptx"] = {k: len(p.findall(body))
+                              for k, p in PTX_COUNTS.items()}
+                if name in sass:
+                    row["sass"] = sass[name]
+                rows.append(row)
+    if not rows:
+        sys.stderr.write("kernel-report: %s: no kernels\n" % args[0])
+        return 1
+    if "--json" in flags:
+        print(json.dumps(rows, indent=1))
+    else:
+        print("%-22s %5s %4s %6s %6s %7s  %s" %
+              ("module", "regs", "bars", "smem", "stack", "spills",
+               "mma wgmma ldmatrix cp.async bulk" +
+               ("  | SASS " + " ".join(SASS_OPS) if cuobjdump else "")))
+        for r in rows:
+            p = r["ptx"]
+            line = "%-22s %5d %4d %6d %6d %7d  %3d %5d %8d %8d %4d" % (
+                r["module"], r["registers"], r["barriers"], r["smem"],
+                r["stack"], r["spill_stores"] + r["spill_loads"], p["mma"],
+                p["wgmma"], p["ldmatrix"], p["cp.async"], p["cp.async.bulk"])
+            if "sass" in r:
+                line += "  | " + " ".join(str(r["sass"][k]) for k in SASS_OPS)
+            print(line)
+        print("%d kernels; %s" % (len(rows), "SASS counted with " + cuobjdump
+                                  if cuobjdump else
+                                  "no cuobjdump: PTX counts only"))
+    status = 0
+    spilling = [r for r in rows if r["spill_stores"] or r["spill_loads"]]
+    if "--fail-on-spills" in flags and spilling:
+        for r in spilling:
+            sys.stderr.write("kernel-report: %s (%s) spills %d bytes\n" % (
+                r["module"], r["kernel"], r["spill_stores"] + r["spill_loads"]))
+        status = 1
+    if "--require-tensor-cores" in flags and not any(
+            r["ptx"]["mma"] or r["ptx"]["wgmma"] for r in rows):
+        sys.stderr.write("kernel-report: no kernel uses tensor cores (no "
+                         "mma.sync or wgmma)\n")
+        status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
