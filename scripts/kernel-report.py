@@ -18,6 +18,9 @@ the host code and is not in the kernels: see `datc --emit llvm`.
 
 --fail-on-spills          exit 1 if any kernel spills registers
 --require-tensor-cores    exit 1 if no kernel has an mma or wgmma
+--attention-tensor-cores  exit 1 if a kernel of an attention op (dat's
+                          tile kernels are named after what they compute:
+                          forward_relational_attention_tile) has none
 ptxas: $DAT_PTXAS, else $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas or
 PATH.
 """
@@ -120,7 +123,8 @@ def sass_counts(cuobjdump, cubin):
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     flags = {a for a in argv if a.startswith("--")}
-    unknown = flags - {"--json", "--fail-on-spills", "--require-tensor-cores"}
+    unknown = flags - {"--json", "--fail-on-spills", "--require-tensor-cores",
+                       "--attention-tensor-cores"}
     if len(args) != 1 or unknown:
         sys.stderr.write(__doc__)
         return 2
@@ -165,14 +169,15 @@ def main(argv):
     if "--json" in flags:
         print(json.dumps(rows, indent=1))
     else:
-        print("%-22s %5s %4s %6s %6s %7s  %s" %
-              ("module", "regs", "bars", "smem", "stack", "spills",
+        width = max(len(r["module"]) for r in rows)
+        print("%-*s %5s %4s %6s %6s %7s  %s" %
+              (width, "module", "regs", "bars", "smem", "stack", "spills",
                "mma wgmma ldmatrix cp.async bulk" +
                ("  | SASS " + " ".join(SASS_OPS) if cuobjdump else "")))
         for r in rows:
             p = r["ptx"]
-            line = "%-22s %5d %4d %6d %6d %7d  %3d %5d %8d %8d %4d" % (
-                r["module"], r["registers"], r["barriers"], r["smem"],
+            line = "%-*s %5d %4d %6d %6d %7d  %3d %5d %8d %8d %4d" % (
+                width, r["module"], r["registers"], r["barriers"], r["smem"],
                 r["stack"], r["spill_stores"] + r["spill_loads"], p["mma"],
                 p["wgmma"], p["ldmatrix"], p["cp.async"], p["cp.async.bulk"])
             if "sass" in r:
@@ -193,6 +198,14 @@ def main(argv):
         sys.stderr.write("kernel-report: no kernel uses tensor cores (no "
                          "mma.sync or wgmma)\n")
         status = 1
+    if "--attention-tensor-cores" in flags:
+        for r in rows:
+            if "attention" in r["module"] + r["kernel"] and not (
+                    r["ptx"]["mma"] or r["ptx"]["wgmma"]):
+                sys.stderr.write("kernel-report: %s (%s): an attention "
+                                 "kernel without tensor-core instructions\n"
+                                 % (r["module"], r["kernel"]))
+                status = 1
     return status
 
 

@@ -39,7 +39,8 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     prologues, the key-block loop with its online-softmax updates, the
     epilogue) works on buffers of one tile; per projection, one over row
     blocks. After bufferization this pass turns each such loop, and no other,
-    into one `gpu.launch`: an
+    into one `gpu.launch` (whose kernel is named after the function and the
+    origin: `forward_relational_attention_tile`): an
     iteration per block, and every linalg op of the body spread over the
     block's threads — its parallel dims linearized and strided by the block
     size (reductions moved innermost and run in the thread), then a

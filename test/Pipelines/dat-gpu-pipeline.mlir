@@ -7,7 +7,8 @@
 // RUN: | FileCheck %s --check-prefix=BF16
 
 // Causal attention through the whole GPU lowering: the tile loop is one
-// kernel (dat-gpu-map-tiles), so the host function launches once; the
+// kernel (dat-gpu-map-tiles), named after its function and its op, so the
+// host function launches once; the
 // kernel keeps the key-block loop, shares each op among its threads with
 // barriers between them and holds the tile's buffers in dynamic shared
 // memory; PTX for sm_90 (ptxas-assembled into a cubin with the default
@@ -15,21 +16,21 @@
 // PTX: llvm.func @attention
 // PTX: gpu.launch_func
 // PTX-NOT: gpu.launch_func
-// PTX: gpu.binary @attention_kernel
+// PTX: gpu.binary @attention_attention_tile
 // PTX-SAME: .target sm_90
-// PTX-SAME: .entry attention_kernel
+// PTX-SAME: .entry attention_attention_tile
 // PTX-SAME: .shared .align 16 .b8 __dynamic_shmem__0
 // PTX-SAME: bar.sync
 // PTX-SAME: ld.shared.b32
 // PTX-SAME: ex2.approx
-// CUBIN: gpu.binary @attention_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
+// CUBIN: gpu.binary @attention_attention_tile [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
 // bf16 storage (dat-narrow-storage): still one launch; the kernel stages
 // 16-bit blocks into shared memory, widens them to f32 (cvt.f32.bf16) and
 // rounds the output once (cvt.rn.bf16.f32) as it stores it.
 // BF16: llvm.func @attention
 // BF16: gpu.launch_func
 // BF16-NOT: gpu.launch_func
-// BF16: gpu.binary @attention_kernel
+// BF16: gpu.binary @attention_attention_tile
 // BF16-SAME: ld.global.b16
 // BF16-SAME: st.shared.b16
 // BF16-SAME: cvt.f32.bf16

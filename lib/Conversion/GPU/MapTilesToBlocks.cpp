@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 namespace mlir::dat {
@@ -271,6 +272,30 @@ stageOperands(RewriterBase &rewriter, scf::ForallOp forall, int64_t budget) {
 }
 
 /// Rewrites one tile loop (see the pass description).
+/// The kernel a tile loop becomes, named after its function and what it
+/// computes ("forward_relational_attention_tile"), so that profiles and
+/// kernel reports say which kernel is which. Kernel outlining makes the names
+/// unique.
+static std::string kernelName(scf::ForallOp forall) {
+  std::string name;
+  if (auto fn = forall->getParentOfType<FunctionOpInterface>())
+    name = fn.getName().str() + "_";
+  StringRef origin = forall->getAttrOfType<StringAttr>(kOriginAttr).getValue();
+  origin.consume_front("dat.");
+  bool separator = false;
+  for (char c : origin) {
+    if (llvm::isAlnum(c)) {
+      if (separator && !name.empty() && name.back() != '_')
+        name += '_';
+      name += c;
+      separator = false;
+    } else {
+      separator = true;
+    }
+  }
+  return name + "_tile";
+}
+
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
                                  bool emulate) {
@@ -369,6 +394,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
           arith::ConstantIntOp::create(rewriter, loc, sharedBytes + 16, 32);
     auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one, blockDim,
                                         one, one, sharedSize);
+    launch.setFunctionAttr(FlatSymbolRefAttr::get(ctx, kernelName(forall)));
     kernel = launch;
     target = &launch.getBody().front();
     rewriter.setInsertionPointToEnd(target);

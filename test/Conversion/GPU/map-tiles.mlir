@@ -12,7 +12,8 @@
 // GPU-LABEL: func.func @tile
 // GPU-NOT: scf.forall
 // GPU: %[[SIZE:.+]] = arith.constant 208 : i32
-// GPU: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %c256{{.*}} dynamic_shared_memory_size %[[SIZE]]
+// The kernel is named after its function and what the tile computes.
+// GPU: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %c256{{.*}} dynamic_shared_memory_size %[[SIZE]] function(@tile_row_softmax_tile)
 // GPU:   %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // GPU:   %[[ROW:.+]] = arith.remui %[[BX]]
 // GPU:   memref.view %[[SMEM]][%{{.+}}][%{{.+}}] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x?xf32, #gpu.address_space<workgroup>>
