@@ -33,7 +33,30 @@ llvm_config.with_environment("PATH", config.dat_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
-config.substitutions.append(("%PYTHON", config.python_executable))
+# A sanitized build (scripts/test.sh --sanitize): hosts that load a
+# program's instrumented shared library (Python, the C API test's program)
+# need the ASan runtime first, preloaded or linked (%sanitize_flags).
+_preload = ""
+_sanitize = getattr(config, "dat_sanitize", "")
+config.substitutions.append(
+    ("%sanitize_flags", "-fsanitize=" + _sanitize if _sanitize else ""))
+if "address" in _sanitize:
+    import subprocess
+    # libstdc++ too: the library throws C++ exceptions, and ASan's __cxa_throw
+    # interceptor needs the real one loaded when it starts.
+    _libs = [subprocess.run(["c++", "-print-file-name=" + lib],
+                            capture_output=True, text=True).stdout.strip()
+             for lib in ("libasan.so", "libstdc++.so")]
+    if all(os.path.isabs(lib) for lib in _libs):
+        _preload = "env LD_PRELOAD=" + ":".join(_libs) + " "
+
+
+def _python_command(python):
+    return _preload + python
+
+
+config.substitutions.append(("%PYTHON",
+                             _python_command(config.python_executable)))
 config.substitutions.append(("%dat_src_root", config.dat_src_root))
 config.substitutions.append(("%dat_obj_root", config.dat_obj_root))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
@@ -103,7 +126,8 @@ def _python_feature(feature, module, env, missing):
         if candidate and subprocess.run(
                 [candidate, "-c", "import " + module], capture_output=True).returncode == 0:
             config.available_features.add(feature)
-            config.substitutions.append(("%" + feature + "_python", candidate))
+            config.substitutions.append(("%" + feature + "_python",
+                                         _python_command(candidate)))
             return
     lit_config.note(missing)
 
@@ -139,7 +163,8 @@ def _reference_python():
                  "import torch, dual_attention, huggingface_hub, jinja2"],
                 capture_output=True).returncode == 0:
             config.available_features.add("dat-reference")
-            config.substitutions.append(("%reference_python", candidate))
+            config.substitutions.append(("%reference_python",
+                                         _python_command(candidate)))
             return
     lit_config.note("no Python with torch and dual-attention 0.0.7: the "
                     "package's tests against the reference are UNSUPPORTED "
