@@ -17,9 +17,10 @@ using namespace llvm;
 
 namespace dat {
 
-Error writeWeightsFile(const std::string &path, WeightSource &weights,
-                       const std::vector<WeightSpec> &specs,
-                       const std::string &writeTo) {
+/// The weights file's contents into `writeTo`; messages name `path`.
+static Error writeWeightsFile(const std::string &path, WeightSource &weights,
+                              const std::vector<WeightSpec> &specs,
+                              const std::string &writeTo) {
   std::vector<std::vector<float>> storage;
   std::vector<std::vector<uint16_t>> narrow; // bf16 copies
   std::vector<TensorToWrite> tensors;
@@ -63,8 +64,7 @@ Error writeWeightsFile(const std::string &path, WeightSource &weights,
     tensors.push_back({w.name, DType::F32, w.shape, storage.back().data()});
   }
   std::string error;
-  if (!writeSafeTensors(writeTo.empty() ? path : writeTo, tensors,
-                        {{"format", "dat-weights"}}, error))
+  if (!writeSafeTensors(writeTo, tensors, {{"format", "dat-weights"}}, error))
     return createStringError("%s", error.c_str());
   return Error::success();
 }

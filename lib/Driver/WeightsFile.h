@@ -32,17 +32,11 @@ struct WeightSpec {
   bool bf16;
 };
 
-/// Writes `specs` from `weights` into the safetensors file `path` (or into
-/// `writeTo`, when given, with messages naming `path`); refuses (naming the
-/// weight and element) a weight that is not finite.
-llvm::Error writeWeightsFile(const std::string &path, WeightSource &weights,
-                             const std::vector<WeightSpec> &specs,
-                             const std::string &writeTo = "");
-
-/// writeWeightsFile on a thread of its own, into a temporary file that
-/// `finish` moves to `path`. Not finished, the job is joined and its file
-/// removed when it is destroyed (the compile failed). `weights` must not be
-/// used elsewhere until then.
+/// Writes `specs` from `weights` into the safetensors file `path` on a
+/// thread of its own, into a temporary file that `finish` moves to `path`;
+/// a weight that is not finite is an error naming it and the element. Not
+/// finished, the job is joined and its file removed when it is destroyed (the
+/// compile failed). `weights` must not be used elsewhere until then.
 class WeightsFileJob {
 public:
   WeightsFileJob(std::string path, WeightSource &weights,
