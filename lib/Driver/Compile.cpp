@@ -304,6 +304,11 @@ static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
         for (const json::Value &d : *p)
           perm.push_back(d.getAsInteger().value_or(0));
       w.shape = weightFileShape(w.shape, perm);
+      if (const json::Array *r = o->getArray("reference_shape")) {
+        w.shape.clear();
+        for (const json::Value &d : *r)
+          w.shape.push_back(d.getAsInteger().value_or(0));
+      }
       if (seen.insert(w.name).second)
         weights.push_back(std::move(w));
     }

@@ -273,6 +273,7 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
     return b.getNamedAttr(mlir::dat::DatDialect::kProgramValueAttrName,
                           mlir::dat::ProgramValueAttr::get(b.getContext(), kind,
                                                            e.name, lo, hi,
+                                                           /*reference_shape=*/nullptr,
                                                            /*permutation=*/{}));
   };
   NamedAttribute readOnly =

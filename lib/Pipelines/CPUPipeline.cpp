@@ -110,6 +110,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           pm.addPass(createCanonicalizerPass());
           DatRegisterTilesOptions tiles;
           tiles.vectorWidth = options.vectorWidth;
+          tiles.rows = options.registerRows;
+          tiles.blockWeights = options.blockWeights;
           // Library GEMMs take whole projections.
           tiles.outsideLoops = options.gemm != GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));

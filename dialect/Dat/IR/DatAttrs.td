@@ -46,7 +46,12 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
     argument holds the reference tensor transposed, dimension `i` being the
     reference's dimension `permutation[i]`; the runtime transposes the
     weight once, when it binds the weights, and the weights file keeps the
-    reference layout.
+    reference layout. With a `reference_shape` as well, the weights file
+    holds that shape, and the permutation applies to it reshaped (row-major,
+    the same elements) to the shape it inverts: a projection's `[512, 512]`
+    weight read as `[16, 512, 32]` panels is `reference_shape =
+    [512, 512], permutation = 0, 2, 1` (the file's tensor seen as
+    `[16, 32, 512]`).
     Shapes and element types are the function's own; the pass
     `dat-program-manifest` turns these attributes into the manifest the
     runtime reads (`include/dat/Runtime/ProgramABI.h`).
@@ -68,6 +73,8 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
     StringRefParameter<"reference name, without the input./output. prefix">:$name,
     OptionalParameter<"std::optional<int64_t>">:$min,
     OptionalParameter<"std::optional<int64_t>">:$max,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr", "the reference tensor's shape, where the permutation applies to it reshaped (blocked by register panels)">:$reference_shape,
+    // (Last: its elements are bare, comma-separated integers.)
     OptionalArrayRefParameter<"int64_t", "the weight's layout: argument dimension i is reference dimension permutation[i]">:$permutation
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -223,13 +223,18 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
       one input has, the reduction innermost in steps of 4; the tile
       becomes one `vector.contract` lowered to FMA outer products, and the
       accumulator is hoisted out of the reduction loop into registers.
-      Extents with no divisor of a few lanes or rows get a partial last
-      tile with masked transfers; vector dimensions under 4 lanes keep
-      their loops;
+      Rows that `rows` does not divide are split into full register tiles
+      and a static rest; vector extents with no divisor of a few lanes get
+      a partial last tile with masked transfers; vector dimensions under 4
+      lanes keep their loops;
     - the input read along the vector dimension is packed where that
       dimension is not its innermost one: transposed once where it is made
       (composed with the head-split transpose that made a key tile; a
       tensor made outside the tile loops packed whole before them);
+    - a weight read whole on the vector side (a projection's) is blocked
+      by register panels with `block-weights`: `[out/P][in][P]` for a tile
+      of P lanes, each panel contiguous, the contraction given the lane as
+      one more loop (dat-pack-weights moves the layout to bind time);
     - transposes made inside a tile loop for an op of the same body are
       read in place through permuted indexing maps, and transposes of a
       tile loop's result (head merges, packed key heads) are moved into
@@ -251,7 +256,10 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
            "Rows of a register tile (accumulators: rows × 2 vectors)">,
     Option<"outsideLoops", "outside-loops", "bool", "true",
            "Also the projections outside any loop that the library GEMM "
-           "could take (off where they become library GEMM calls)">
+           "could take (off where they become library GEMM calls)">,
+    Option<"blockWeights", "block-weights", "bool", "true",
+           "Weights read whole by a contraction's vector side laid out in "
+           "register panels ([out/32][in][32]), each panel contiguous">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -93,6 +93,16 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
                      "register tiles). datc sets it from the CPU it "
                      "compiles for"),
       llvm::cl::init(16)};
+  ::mlir::detail::PassOptions::Option<bool> blockWeights{
+      *this, "block-weights",
+      llvm::cl::desc("CPU: weights read by the register tiles laid out in "
+                     "contiguous register panels (dat-register-tiles)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<int64_t> registerRows{
+      *this, "register-rows",
+      llvm::cl::desc("CPU: rows of a register tile (dat-register-tiles; "
+                     "accumulators: rows × 2 vectors)"),
+      llvm::cl::init(8)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "

@@ -46,9 +46,11 @@
 #include <vector>
 
 namespace dat {
-/// The shape the weights file holds for a weight argument of `shape` whose
-/// manifest entry has `permutation` (dat-pack-weights: argument dimension i
-/// is file dimension permutation[i]; empty: the same layout).
+/// The shape a weight argument of `shape` whose manifest entry has
+/// `permutation` is transposed from (dat-pack-weights: argument dimension i
+/// is dimension permutation[i] of it; empty: the same layout): the weights
+/// file's shape, unless the entry has a `reference_shape` (a blocked
+/// layout: the file's tensor, reshaped row-major to this shape).
 inline std::vector<int64_t>
 weightFileShape(const std::vector<int64_t> &shape,
                 const std::vector<int64_t> &permutation) {

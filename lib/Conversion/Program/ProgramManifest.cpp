@@ -74,6 +74,9 @@ static FailureOr<llvm::json::Object> describe(FunctionOpInterface fn, Type type,
     o["kind"] = "weight";
     if (!value.getPermutation().empty())
       o["permutation"] = llvm::json::Array(value.getPermutation());
+    if (value.getReferenceShape())
+      o["reference_shape"] =
+          llvm::json::Array(value.getReferenceShape().asArrayRef());
     break;
   case ProgramValueKind::Cache:
     o["kind"] = "cache";

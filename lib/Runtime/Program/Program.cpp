@@ -32,7 +32,8 @@ int64_t Slot::numElements() const {
 }
 
 std::vector<int64_t> Slot::fileShape() const {
-  return dat::weightFileShape(shape, permutation);
+  return referenceShape.empty() ? dat::weightFileShape(shape, permutation)
+                                : referenceShape;
 }
 
 /// `src` (row-major, `fileShape`) transposed into `dst` so that dimension i
@@ -96,6 +97,17 @@ static std::vector<Slot> readSlots(const dat::json::Value *list, bool args) {
     if (const dat::json::Value *p = v.get("permutation"))
       for (const dat::json::Value &d : p->array)
         s.permutation.push_back(d.integer);
+    if (const dat::json::Value *r = v.get("reference_shape")) {
+      for (const dat::json::Value &d : r->array)
+        s.referenceShape.push_back(d.integer);
+      int64_t n = 1;
+      for (int64_t d : s.referenceShape)
+        n *= d;
+      if (s.permutation.size() != s.shape.size() || n != s.numElements())
+        fail("the program's manifest is corrupt: weight '" + s.name +
+             "' has a reference shape of " + std::to_string(n) +
+             " elements for " + std::to_string(s.numElements()));
+    }
     slots.push_back(std::move(s));
   }
   return slots;
@@ -182,7 +194,8 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
     if (copy.size() != s.numElements() * elt) {
       copy.assign(s.numElements() * elt, 0);
       transposeInto(copy.data(), static_cast<const uint8_t *>(t->data),
-                    t->shape, s.permutation, elt);
+                    dat::weightFileShape(s.shape, s.permutation),
+                    s.permutation, elt);
     }
     bind(i, copy.data());
     return;

@@ -43,6 +43,9 @@ struct Slot {
   /// A packed weight: dimension i of `shape` is dimension permutation[i] of
   /// the tensor in the weights file (empty: the same layout).
   std::vector<int64_t> permutation;
+  /// The weights file's shape where it is not the permutation's source
+  /// (a blocked layout: that source is the file's tensor reshaped).
+  std::vector<int64_t> referenceShape;
   int64_t numElements() const;
   /// The shape the weights file holds.
   std::vector<int64_t> fileShape() const;

@@ -84,6 +84,29 @@ func.func @packed(%w: tensor<8x4xf32> {dat.program_value = #dat.program_value<ki
 
 // -----
 
+// A weight blocked by register panels also says the shape its file keeps.
+// CHECK-LABEL: func.func @blocked
+// CHECK-SAME: #dat.program_value<kind = weight, name = "w", reference_shape = [64, 16], permutation = 0, 2, 1>
+func.func @blocked(%w: tensor<2x16x32xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", reference_shape = [64, 16], permutation = 0, 2, 1>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'w': a reference shape without a permutation}}
+func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", reference_shape = [3, 2]>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 ('w'): the reference shape holds 8 elements, the argument 6}}
+func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = weight, name = "w", reference_shape = [4, 2], permutation = 1, 0>}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'x': only weights carry a permutation}}
 func.func @f(%a: tensor<2x3xf32> {dat.program_value = #dat.program_value<kind = input, name = "x", permutation = 1, 0>}) {
   return

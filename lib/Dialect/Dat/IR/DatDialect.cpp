@@ -36,7 +36,11 @@ LogicalResult
 ProgramValueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ProgramValueKind kind, StringRef name,
                          std::optional<int64_t> min, std::optional<int64_t> max,
+                         DenseI64ArrayAttr referenceShape,
                          ArrayRef<int64_t> permutation) {
+  if (referenceShape && permutation.empty())
+    return emitError() << "'" << name
+                       << "': a reference shape without a permutation";
   if (name.empty())
     return emitError() << "a program value needs a non-empty name";
   if (min.has_value() != max.has_value())
@@ -89,7 +93,18 @@ static LogicalResult verifyProgramValue(Operation *op, NamedAttribute attr,
       return op->emitError()
              << "argument " << index << " ('" << value.getName()
              << "'): the permutation's size is not the argument's rank";
+    if (type && type.hasStaticShape() && value.getReferenceShape()) {
+      int64_t n = 1;
+      for (int64_t d : value.getReferenceShape().asArrayRef())
+        n *= d;
+      if (n != type.getNumElements())
+        return op->emitError()
+               << "argument " << index << " ('" << value.getName()
+               << "'): the reference shape holds " << n
+               << " elements, the argument " << type.getNumElements();
+    }
   }
+
   if (isOutput != result)
     return op->emitError() << (result ? "result " : "argument ") << index
                            << " ('" << value.getName() << "'): "

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::dat {
@@ -158,6 +159,184 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
       producer->use_empty())
     rewriter.eraseOp(producer);
   return success();
+}
+
+FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
+                                                linalg::GenericOp op,
+                                                unsigned operand,
+                                                unsigned vectorDim,
+                                                int64_t panel) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap map = maps[operand];
+  unsigned rank = map.getNumResults();
+  Value unblocked = op.getDpsInputs()[operand];
+  Value value = unblocked;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (!type || !type.hasStaticShape() || rank < 2 ||
+      map.getResult(rank - 1) != rewriter.getAffineDimExpr(vectorDim) ||
+      extents[vectorDim] <= panel || extents[vectorDim] % panel != 0 ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  // Only a weight (a function's argument, possibly transposed), packed
+  // whole: read unsliced by every tile (the parts of a split contraction
+  // read it through a slice of all of it).
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+      slice && slice.getSourceType() == slice.getResultType() &&
+      llvm::all_of(slice.getMixedOffsets(),
+                   [](OpFoldResult o) { return isZeroInteger(o); }))
+    value = slice.getSource();
+  Value source = value;
+  SmallVector<int64_t> sourcePerm = llvm::to_vector(llvm::seq<int64_t>(rank));
+  if (auto producer = value.getDefiningOp<linalg::TransposeOp>()) {
+    source = producer.getInput();
+    sourcePerm = llvm::to_vector(producer.getPermutation());
+  }
+  auto arg = dyn_cast<BlockArgument>(source);
+  if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ||
+      (op->getParentOfType<LoopLikeOpInterface>() &&
+       !isDefinedOutsideLoops(value, op)))
+    return failure();
+  // The panel index goes before the operand's first reduction dimension.
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> firstReduction;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!dim)
+      return failure();
+    if (!firstReduction &&
+        iterators[dim.getPosition()] == utils::IteratorType::reduction)
+      firstReduction = i;
+  }
+  if (!firstReduction)
+    return failure();
+  AffineMap outMap = maps.back();
+  std::optional<unsigned> outPos =
+      outMap.getResultPosition(rewriter.getAffineDimExpr(vectorDim));
+  if (!outPos || !outMap.isProjectedPermutation())
+    return failure();
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  // source → split its vector dimension (`split`) into [panels, panel] →
+  // transposed to [... panels, <reduction dims> ..., panel].
+  int64_t split = sourcePerm[rank - 1];
+  auto srcType = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> expandedShape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < srcType.getRank(); ++d) {
+    if (d == split) {
+      groups.push_back({(int64_t)expandedShape.size(),
+                        (int64_t)expandedShape.size() + 1});
+      expandedShape.push_back(srcType.getDimSize(d) / panel);
+      expandedShape.push_back(panel);
+      continue;
+    }
+    groups.push_back({(int64_t)expandedShape.size()});
+    expandedShape.push_back(srcType.getDimSize(d));
+  }
+  auto expandedDim = [&](int64_t d) { return d < split ? d : d + 1; };
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    if (i == *firstReduction)
+      perm.push_back(split);
+    perm.push_back(expandedDim(sourcePerm[i]));
+  }
+  perm.push_back(split + 1);
+  auto expandedType =
+      RankedTensorType::get(expandedShape, srcType.getElementType());
+  // (Once per weight: the parts of a split contraction share it.)
+  Value blocked;
+  for (Operation *user : source.getUsers())
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(user);
+        e && e.getResultType() == expandedType)
+      if (Value t = findTranspose(e.getResult(), perm, op)) {
+        blocked = t;
+        break;
+      }
+  if (!blocked) {
+    rewriter.setInsertionPointAfterValue(source);
+    Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
+                                                   source, groups);
+    blocked = buildTranspose(rewriter, loc, expanded, perm);
+  }
+
+  // The contraction with one more loop (the lane in the panel, last) and
+  // the vector dimension now counting panels.
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned numLoops = op.getNumLoops();
+  AffineExpr lane = getAffineDimExpr(numLoops, ctx);
+  AffineExpr vec = getAffineDimExpr(vectorDim, ctx);
+  SmallVector<AffineMap> newMaps;
+  for (auto [i, m] : llvm::enumerate(maps)) {
+    SmallVector<AffineExpr> results;
+    for (auto [j, e] : llvm::enumerate(m.getResults())) {
+      if (i == operand && j == *firstReduction)
+        results.push_back(vec);
+      if (i == operand && j + 1 == rank)
+        continue;
+      results.push_back(e);
+      if (i + 1 == maps.size() && e == vec)
+        results.push_back(lane);
+    }
+    if (i == operand)
+      results.push_back(lane);
+    newMaps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+  }
+  iterators.push_back(utils::IteratorType::parallel);
+
+  // The output split the same way (a fill moves after the split, so that
+  // the register tiles still start from it).
+  rewriter.setInsertionPoint(op);
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> outShape;
+  SmallVector<ReassociationIndices> outGroups;
+  for (int64_t d = 0; d < initType.getRank(); ++d) {
+    if (d == *outPos) {
+      outGroups.push_back(
+          {(int64_t)outShape.size(), (int64_t)outShape.size() + 1});
+      outShape.push_back(initType.getDimSize(d) / panel);
+      outShape.push_back(panel);
+      continue;
+    }
+    outGroups.push_back({(int64_t)outShape.size()});
+    outShape.push_back(initType.getDimSize(d));
+  }
+  auto outType = RankedTensorType::get(outShape, initType.getElementType());
+  Value newInit;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill &&
+                                                         fill->hasOneUse()) {
+    Value dest = tensor::ExpandShapeOp::create(rewriter, loc, outType,
+                                               fill.getOutputs()[0], outGroups);
+    newInit = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                     fill.getInputs()[0], dest)
+                  .getResult(0);
+  } else {
+    newInit =
+        tensor::ExpandShapeOp::create(rewriter, loc, outType, init, outGroups);
+  }
+  SmallVector<Value> inputs(op.getDpsInputs());
+  inputs[operand] = blocked;
+  auto blockedOp = linalg::GenericOp::create(rewriter, loc, outType, inputs,
+                                             ValueRange{newInit}, newMaps,
+                                             iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), blockedOp.getRegion(),
+                              blockedOp.getRegion().begin());
+  blockedOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      rewriter, loc, initType, blockedOp.getResult(0), outGroups);
+  Operation *oldFill = init.getDefiningOp<linalg::FillOp>();
+  rewriter.replaceOp(op, collapsed);
+  if (oldFill && oldFill->use_empty())
+    rewriter.eraseOp(oldFill);
+  // The unblocked operand, now dead (a slice of all of it, a transpose).
+  if (Operation *slice = unblocked.getDefiningOp();
+      slice && unblocked != value && slice->use_empty())
+    rewriter.eraseOp(slice);
+  if (Operation *t = value.getDefiningOp(); t && t->use_empty())
+    rewriter.eraseOp(t);
+  return blockedOp;
 }
 
 /// The single insert of `forall`'s tile into its only output, where every

@@ -31,29 +31,62 @@ namespace mlir::dat {
 
 namespace {
 
-/// The permutation every use of `arg` transposes it by, if every use is a
-/// `linalg.transpose` of it and they agree.
-std::optional<SmallVector<int64_t>> commonTranspose(BlockArgument arg) {
-  std::optional<SmallVector<int64_t>> perm;
+/// How every use of an argument reads it: through one transpose by `perm`,
+/// of the argument itself or (a blocked layout) of its reshape to
+/// `expanded`.
+struct CommonTranspose {
+  SmallVector<int64_t> perm;
+  std::optional<RankedTensorType> expanded;
+};
+
+/// The transpose every use of `arg` reads it through (directly, or behind
+/// one kind of expand_shape), if they agree.
+std::optional<CommonTranspose> commonTranspose(BlockArgument arg) {
+  std::optional<CommonTranspose> common;
+  auto agree = [&](linalg::TransposeOp transpose,
+                   std::optional<RankedTensorType> expanded) {
+    CommonTranspose c{llvm::to_vector(transpose.getPermutation()), expanded};
+    if (common && (common->perm != c.perm || common->expanded != expanded))
+      return false;
+    common = c;
+    return true;
+  };
   for (Operation *user : arg.getUsers()) {
-    auto transpose = dyn_cast<linalg::TransposeOp>(user);
-    if (!transpose || transpose.getInput() != arg)
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(user)) {
+      if (transpose.getInput() != arg || !agree(transpose, std::nullopt))
+        return std::nullopt;
+      continue;
+    }
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+    if (!expand || expand.getResult().use_empty())
       return std::nullopt;
-    if (perm && ArrayRef<int64_t>(*perm) != transpose.getPermutation())
-      return std::nullopt;
-    perm = llvm::to_vector(transpose.getPermutation());
+    for (Operation *u : expand->getUsers()) {
+      auto transpose = dyn_cast<linalg::TransposeOp>(u);
+      if (!transpose || !agree(transpose, expand.getResultType()))
+        return std::nullopt;
+    }
   }
-  return perm;
+  return common;
 }
 
 /// Gives argument `index` of `fn` the transposed type and lets its
 /// transposes' users read it directly.
-void retypeArgument(func::FuncOp fn, unsigned index, ArrayRef<int64_t> perm) {
+void retypeArgument(func::FuncOp fn, unsigned index,
+                    const CommonTranspose &common) {
   BlockArgument arg = fn.getArgument(index);
-  auto type = cast<RankedTensorType>(arg.getType());
-  arg.setType(RankedTensorType::get(applyPermutation(type.getShape(), perm),
-                                    type.getElementType()));
+  auto type = common.expanded ? *common.expanded
+                              : cast<RankedTensorType>(arg.getType());
+  arg.setType(RankedTensorType::get(
+      applyPermutation(type.getShape(), common.perm), type.getElementType()));
   for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
+      for (Operation *u : llvm::make_early_inc_range(expand->getUsers())) {
+        u->getResult(0).replaceAllUsesWith(arg);
+        u->erase();
+      }
+      expand->erase();
+      continue;
+    }
     auto transpose = cast<linalg::TransposeOp>(user);
     transpose->getResult(0).replaceAllUsesWith(arg);
     transpose->erase();
@@ -80,19 +113,25 @@ void packTransposedWeights(ModuleOp module) {
         BlockArgument arg = fn.getArgument(i);
         if (arg.use_empty() || !isa<RankedTensorType>(arg.getType()))
           continue;
-        std::optional<SmallVector<int64_t>> perm = commonTranspose(arg);
-        if (!perm)
+        std::optional<CommonTranspose> common = commonTranspose(arg);
+        if (!common)
           continue;
+        auto argType = cast<RankedTensorType>(arg.getType());
         if (auto value = fn.getArgAttrOfType<ProgramValueAttr>(
                 i, DatDialect::kProgramValueAttrName)) {
           if (value.getKind() != ProgramValueKind::Weight ||
               !value.getPermutation().empty())
             continue;
-          retypeArgument(fn, i, *perm);
+          retypeArgument(fn, i, *common);
+          DenseI64ArrayAttr referenceShape;
+          if (common->expanded)
+            referenceShape = DenseI64ArrayAttr::get(fn.getContext(),
+                                                    argType.getShape());
           fn.setArgAttr(i, DatDialect::kProgramValueAttrName,
                         ProgramValueAttr::get(fn.getContext(), value.getKind(),
                                               value.getName(), std::nullopt,
-                                              std::nullopt, *perm));
+                                              std::nullopt, referenceShape,
+                                              common->perm));
           changed = true;
           continue;
         }
@@ -107,10 +146,20 @@ void packTransposedWeights(ModuleOp module) {
         for (const SymbolTable::SymbolUse &use : *uses) {
           auto call = cast<func::CallOp>(use.getUser());
           b.setInsertionPoint(call);
+          Value operand = call.getOperand(i);
+          if (common->expanded) {
+            // The callee's expand_shape, at the call.
+            auto expand = cast<tensor::ExpandShapeOp>(*llvm::find_if(
+                arg.getUsers(),
+                [](Operation *u) { return isa<tensor::ExpandShapeOp>(u); }));
+            operand = tensor::ExpandShapeOp::create(
+                b, call.getLoc(), *common->expanded, operand,
+                expand.getReassociationIndices());
+          }
           call->setOperand(
-              i, buildTranspose(b, call.getLoc(), call.getOperand(i), *perm));
+              i, buildTranspose(b, call.getLoc(), operand, common->perm));
         }
-        retypeArgument(fn, i, *perm);
+        retypeArgument(fn, i, *common);
         changed = true;
       }
     }

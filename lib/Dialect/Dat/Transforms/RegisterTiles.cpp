@@ -50,6 +50,10 @@ struct RegisterTile {
   /// The input read along the vector dimension, and that dimension.
   unsigned vectorOperand;
   unsigned vectorDim;
+  /// The broadcast (row) dimension, if any, and how many rows fit the
+  /// accumulator registers.
+  std::optional<unsigned> rowDim;
+  int64_t rowBudget = 0;
 };
 
 /// The largest divisor of `extent` not above `limit`.
@@ -143,10 +147,24 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
   if (rowDim) {
     // Rows that divide the extent, unless only a few do (17 tokens): then
     // the last tile is partial and masked.
-    int64_t budget = std::max<int64_t>(1, 2 * rows / registersPerRow);
+    // (A one-register row: at most 16 rows, which are as many broadcasts
+    // per reduction step as the loads can issue.)
+    int64_t budget =
+        registersPerRow == 1 ? std::min<int64_t>(2 * rows, 16) : rows;
+    budget = std::max<int64_t>(1, budget);
     int64_t divisor = largestDivisor(extents[*rowDim], budget);
-    tile.sizes[*rowDim] =
-        2 * divisor >= budget ? divisor : std::min(budget, extents[*rowDim]);
+    // Rows the budget does not divide are split into full tiles and a
+    // static rest (tileContractionSplittingRows) where most rows are in
+    // full tiles (12 of 64 queries: 5 tiles of 12 and one of 4).
+    int64_t extent = extents[*rowDim];
+    if (divisor == budget || extent <= budget)
+      tile.sizes[*rowDim] = divisor == budget ? budget : extent;
+    else if (extent >= 2 * budget || 2 * divisor < budget)
+      tile.sizes[*rowDim] = budget;
+    else
+      tile.sizes[*rowDim] = divisor;
+    tile.rowDim = *rowDim;
+    tile.rowBudget = budget;
   }
 
   // The innermost reduction unrolled by up to 4 (outer products per step).
@@ -271,10 +289,13 @@ LogicalResult parallelizeTranspose(RewriterBase &rewriter,
                                    linalg::TransposeOp op) {
   auto type = cast<RankedTensorType>(op.getResult()[0].getType());
   constexpr int64_t kMinElements = 1 << 16, kMinTiles = 8;
-  // (A transpose of a function argument is a weight's packing, which
-  // dat-pack-weights moves out of the call.)
+  // (A transpose of a function argument, or of its blocked reshape, is a
+  // weight's packing, which dat-pack-weights moves out of the call.)
+  Value input = op.getInput();
+  if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>())
+    input = expand.getSrc();
   if (op->getParentOfType<LoopLikeOpInterface>() || !type.hasStaticShape() ||
-      type.getNumElements() < kMinElements || isa<BlockArgument>(op.getInput()))
+      type.getNumElements() < kMinElements || isa<BlockArgument>(input))
     return failure();
   SmallVector<int64_t> sizes(type.getRank(), 0);
   int64_t tiles = 1;
@@ -354,11 +375,26 @@ tileWithLoops(RewriterBase &rewriter, linalg::GenericOp op,
 /// Tiles `op` as `tile` says and rewrites each register tile as a vector
 /// contraction.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
-                              const RegisterTile &tile) {
+                              RegisterTile tile, const RegisterTiling &options) {
   MLIRContext *ctx = rewriter.getContext();
   if (failed(
           packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim)))
     return success();
+  // A weight's register panels contiguous (a blocked layout).
+  if (options.blockWeights) {
+    FailureOr<linalg::GenericOp> blocked = blockVectorOperand(
+        rewriter, op, tile.vectorOperand, tile.vectorDim,
+        tile.sizes[tile.vectorDim]);
+    if (succeeded(blocked)) {
+      op = *blocked;
+      FailureOr<RegisterTile> blockedTile =
+          planRegisterTile(op, options.vectorWidth, options.rows);
+      if (failed(blockedTile))
+        return op.emitError("dat-register-tiles: cannot plan a blocked "
+                            "contraction");
+      tile = *blockedTile;
+    }
+  }
   // Multiply-adds may fuse into FMAs (each sum keeps its order).
   op.getBody()->walk([&](arith::ArithFastMathInterface arith) {
     if (isa<arith::AddFOp, arith::MulFOp>(arith))
@@ -389,6 +425,44 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
   if (fill && tiled->tiledOps.size() == 1 && !tiled->loops.empty())
     (void)startFromFill(rewriter, fill, fillValue,
                         cast<LoopLikeOpInterface>(tiled->loops.back()));
+  return success();
+}
+
+/// Tiles `op` as `tile` says; where the rows that fit the registers do not
+/// divide the row extent (12 rows of 64 queries), `op` is split first into
+/// the rows they divide and the rest, each part tiled by its own plan, so
+/// that every register tile is static (a masked partial tile would check
+/// each row's bound in every tile).
+LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
+                                           linalg::GenericOp op,
+                                           const RegisterTile &tile,
+                                           const RegisterTiling &options) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (!tile.rowDim || tile.sizes[*tile.rowDim] != tile.rowBudget ||
+      extents[*tile.rowDim] <= tile.rowBudget ||
+      extents[*tile.rowDim] % tile.rowBudget == 0)
+    return tileContraction(rewriter, op, tile, options);
+  // The packing first, once for both parts.
+  if (failed(packVectorOperand(rewriter, op, tile.vectorOperand,
+                               tile.vectorDim)))
+    return success();
+  int64_t full = extents[*tile.rowDim] / tile.rowBudget * tile.rowBudget;
+  rewriter.setInsertionPoint(op);
+  auto [head, rest] =
+      linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                      *tile.rowDim, rewriter.getIndexAttr(full));
+  if (!head || !rest)
+    return op.emitError("dat-register-tiles: cannot split the rows");
+  for (TilingInterface part : {head, rest}) {
+    auto generic = cast<linalg::GenericOp>(part.getOperation());
+    FailureOr<RegisterTile> partTile =
+        planRegisterTile(generic, options.vectorWidth, options.rows);
+    if (failed(partTile))
+      return generic.emitError("dat-register-tiles: cannot plan a split "
+                               "contraction");
+    if (failed(tileContraction(rewriter, generic, *partTile, options)))
+      return failure();
+  }
   return success();
 }
 
@@ -458,8 +532,10 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
 
 } // namespace
 
-LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
-                                       int64_t rows, bool outsideLoops) {
+LogicalResult registerTileAndVectorize(Operation *root,
+                                       const RegisterTiling &options) {
+  int64_t vectorWidth = options.vectorWidth, rows = options.rows;
+  bool outsideLoops = options.outsideLoops;
   MLIRContext *ctx = root->getContext();
   IRRewriter rewriter(ctx);
   SmallVector<linalg::GenericOp> generics;
@@ -472,7 +548,7 @@ LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
     if (succeeded(tile) &&
         (inLoop || outsideLoops || !hasProjectionGemmForm(op))) {
-      if (failed(tileContraction(rewriter, op, *tile)))
+      if (failed(tileContractionSplittingRows(rewriter, op, *tile, options)))
         return failure();
       continue;
     }
@@ -528,8 +604,9 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
   using Base::Base;
   void runOnOperation() override {
     if (vectorWidth > 0 &&
-        failed(registerTileAndVectorize(getOperation(), vectorWidth, rows,
-                                        outsideLoops)))
+        failed(registerTileAndVectorize(
+            getOperation(),
+            RegisterTiling{vectorWidth, rows, outsideLoops, blockWeights})))
       signalPassFailure();
   }
 };

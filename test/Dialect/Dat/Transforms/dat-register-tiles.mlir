@@ -1,5 +1,6 @@
 // RUN: dat-opt %s --split-input-file --dat-register-tiles --canonicalize | FileCheck %s
 // RUN: dat-opt %s --split-input-file --dat-register-tiles="vector-width=8" --canonicalize | FileCheck %s --check-prefix=AVX2
+// RUN: dat-opt %s --split-input-file --dat-register-tiles="block-weights=false" --canonicalize | FileCheck %s --check-prefix=NOBLOCK
 
 // A projection y = x·Wᵀ (torch's [out, in] weight): the weight is packed
 // ([in, out], transposed once where it is made, here at the function's
@@ -83,17 +84,21 @@ func.func @scores(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: ten
 // -----
 
 // Extents with no divisor of a few lanes or rows (6 outputs, 17 rows, as
-// ViT's 16 patches + 1 class token make): partial tiles, whose transfers
-// are masked (in_bounds false) instead of falling back to scalar loops;
-// one 8-lane vector per row leaves room for 16 rows of accumulators.
+// ViT's 16 patches + 1 class token make): along the vector, a partial tile
+// whose transfers are masked (in_bounds false) instead of falling back to
+// scalar loops; one 8-lane vector per row leaves room for 16 rows of
+// accumulators. The rows are split: 16 in a static tile, the last one in
+// its own, so that no row is masked.
 // CHECK-LABEL: func.func @odd
-// CHECK: scf.for %{{.+}} = %c0 to %c17 step %c16
-// CHECK: %[[ACC:.+]] = vector.transfer_read {{.+}} : tensor<?x6xf32>, vector<16x8xf32>
+// CHECK: %[[ACC:.+]] = vector.transfer_read {{.+}} {in_bounds = [true, false]} : tensor<16x6xf32>, vector<16x8xf32>
 // CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<16x8xf32>)
-// CHECK: vector.transfer_read {{.+}} {in_bounds = [false, true]} : tensor<?x4xf32>, vector<16x4xf32>
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [true, true]} : tensor<16x4xf32>, vector<16x4xf32>
 // CHECK: vector.transfer_read {{.+}} {in_bounds = [true, false]} : tensor<4x6xf32>, vector<4x8xf32>
 // CHECK: vector.fma {{.+}} : vector<8xf32>
-// CHECK: vector.transfer_write {{.+}} : vector<16x8xf32>, tensor<?x6xf32>
+// CHECK: vector.transfer_write {{.+}} {in_bounds = [true, false]} : vector<16x8xf32>, tensor<16x6xf32>
+// CHECK: tensor.extract_slice %{{.+}}[16, 0] [1, 8] [1, 1] : tensor<17x8xf32> to tensor<1x8xf32>
+// CHECK: scf.for {{.+}} -> (vector<8xf32>)
+// CHECK: vector.transfer_write {{.+}} : vector<8xf32>, tensor<1x6xf32>
 func.func @odd(%x: tensor<17x8xf32>, %w: tensor<8x6xf32>, %o: tensor<17x6xf32>) -> tensor<17x6xf32> {
   %y = linalg.generic {
       indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
@@ -338,4 +343,78 @@ func.func @parallel_transpose(%x: tensor<8x64x1024xf32>, %w: tensor<256x256xf32>
   %we = tensor.empty() : tensor<256x256xf32>
   %wt = linalg.transpose ins(%w : tensor<256x256xf32>) outs(%we : tensor<256x256xf32>) permutation = [1, 0]
   return %t, %wt : tensor<8x1024x64xf32>, tensor<256x256xf32>
+}
+
+// -----
+
+// A projection whose weight has two register panels (64 outputs): the
+// weight is blocked, [64, 64] → [2, 32, 64] → [2, 64, 32] (panel, in,
+// lane), each 64 × 32 panel contiguous; the contraction loops over (row
+// tile, panel) with the lane as one more loop, on the output expanded to
+// [1, 16, 2, 32] and collapsed back; the zero fill still starts the
+// accumulators in registers.
+// CHECK-LABEL: func.func @blocked_projection
+// CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[W:.+]]: tensor<64x64xf32>)
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: %[[WX:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2]] output_shape [2, 32, 64] : tensor<64x64xf32> into tensor<2x32x64xf32>
+// CHECK: %[[WB:.+]] = linalg.transpose ins(%[[WX]] : tensor<2x32x64xf32>) outs(%{{.+}} : tensor<2x64x32xf32>) permutation = [0, 2, 1]
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 2, 32]
+// CHECK: scf.for %[[M:.+]] = %c0 to %c16 step %c8 iter_args(%{{.+}} = %[[OUT]])
+// CHECK: scf.for %[[P:.+]] = %c0 to %c2 step %c1
+// CHECK: scf.for %[[K:.+]] = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[ZERO]]) -> (vector<8x32xf32>)
+// CHECK: tensor.extract_slice %[[WB]][%[[P]], %[[K]], 0] [1, 4, 32] [1, 1, 1] : tensor<2x64x32xf32> to tensor<1x4x32xf32>
+// CHECK-COUNT-32: vector.fma {{.+}} : vector<32xf32>
+// CHECK: vector.transfer_write %{{.+}} : vector<8x32xf32>, tensor<1x8x1x32xf32>
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x2x32xf32> into tensor<1x16x64xf32>
+// NOBLOCK-LABEL: func.func @blocked_projection
+// NOBLOCK-NOT: tensor.expand_shape
+// NOBLOCK: linalg.transpose ins(%{{.+}} : tensor<64x64xf32>) outs(%{{.+}} : tensor<64x64xf32>) permutation = [1, 0]
+// NOBLOCK-NOT: tensor.expand_shape
+func.func @blocked_projection(%x: tensor<1x16x64xf32>, %w: tensor<64x64xf32>) -> tensor<1x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x64xf32>) -> tensor<1x16x64xf32>
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                       affine_map<(b, m, n, k) -> (n, k)>,
+                       affine_map<(b, m, n, k) -> (b, m, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x16x64xf32>, tensor<64x64xf32>)
+      outs(%init : tensor<1x16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x64xf32>
+  return %y : tensor<1x16x64xf32>
+}
+
+// -----
+
+// Rows that the register budget does not divide (8 rows, 20 of them): the
+// contraction is split into 16 rows and the static rest of 4, each tiled
+// without masks (5 rows, the largest divisor, would leave 6 of the 16
+// accumulators unused).
+// CHECK-LABEL: func.func @split_rows
+// CHECK: scf.for %{{.+}} = %c0 to %c16 step %c8
+// CHECK: scf.for {{.+}} -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [true, true]} : tensor<8x4xf32>, vector<8x4xf32>
+// CHECK: tensor.extract_slice %{{.+}}[16, 0] [4, 64] [1, 1] : tensor<20x64xf32> to tensor<4x64xf32>
+// CHECK: scf.for {{.+}} -> (vector<4x32xf32>)
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [true, true]} : tensor<4x4xf32>, vector<4x4xf32>
+// CHECK-NOT: in_bounds = [false
+func.func @split_rows(%x: tensor<20x64xf32>, %w: tensor<64x32xf32>, %o: tensor<20x32xf32>) -> tensor<20x32xf32> {
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                       affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<20x64xf32>, tensor<64x32xf32>)
+      outs(%o : tensor<20x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  return %y : tensor<20x32xf32>
 }

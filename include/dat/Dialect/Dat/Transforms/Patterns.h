@@ -58,15 +58,27 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
 /// runtime's GEMM for (on contiguous buffers outside loops).
 bool hasProjectionGemmForm(linalg::GenericOp op);
 
+/// The options of the CPU's vector layer (dat-register-tiles' own).
+struct RegisterTiling {
+  /// f32 lanes per vector register.
+  int64_t vectorWidth = 16;
+  /// Rows of a register tile of two vectors.
+  int64_t rows = 8;
+  /// Also projections outside loops that the library GEMM could take.
+  bool outsideLoops = true;
+  /// Weights read whole on the vector side in contiguous register panels.
+  bool blockWeights = true;
+};
+
 /// The CPU's vector layer on `root` (see dat-register-tiles): static f32
 /// contractions register-tiled (rows × two vectors of `vectorWidth` lanes)
 /// and lowered to FMA outer products with their accumulators in registers
 /// (with `outsideLoops`, also those outside any loop; without, still those
-/// that are not in the library's projection form), the tile bodies' other
-/// ops vectorized row by row, transposes of tile loops' results moved into
-/// the loops.
-LogicalResult registerTileAndVectorize(Operation *root, int64_t vectorWidth,
-                                       int64_t rows, bool outsideLoops);
+/// that are not in the library's projection form), weights blocked by
+/// register panels, the tile bodies' other ops vectorized row by row,
+/// transposes of tile loops' results moved into the loops.
+LogicalResult registerTileAndVectorize(Operation *root,
+                                       const RegisterTiling &options);
 
 /// Splits each dimension of `forall` whose step does not divide its static
 /// extent into a loop over the full tiles and one over the partial last
@@ -85,6 +97,21 @@ void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op);
 /// loops when the operand is a slice of it).
 LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
                                 unsigned operand, unsigned vectorDim);
+
+/// Where input `operand` of contraction `op` holds loop dimension
+/// `vectorDim` innermost (packVectorOperand) and is a weight read whole
+/// (a function argument, possibly transposed): a layout blocked by register
+/// panels instead — the vector dimension split into [extent / panel, panel],
+/// the panel index before the reduction dimensions, so that each register
+/// tile's panel is contiguous ([out/32][in][32] for a projection) — and `op`
+/// rewritten with the lane in the panel as one more loop (its output
+/// expanded and collapsed back). Returns the new op; fails, changing
+/// nothing, where `op` does not have that form.
+FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
+                                                linalg::GenericOp op,
+                                                unsigned operand,
+                                                unsigned vectorDim,
+                                                int64_t panel);
 
 /// Moves `transpose` of a tile loop's result (through an expand_shape that
 /// splits whole-tile dimensions) into the loop: each tile is transposed and
