@@ -112,6 +112,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           tiles.vectorWidth = options.vectorWidth;
           tiles.rows = options.registerRows;
           tiles.blockWeights = options.blockWeights;
+          tiles.vectorRegisters = options.vectorRegisters;
           // Library GEMMs take whole projections.
           tiles.outsideLoops = options.gemm != GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));

@@ -257,11 +257,15 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
     Option<"outsideLoops", "outside-loops", "bool", "true",
            "Also the projections outside any loop that the library GEMM "
            "could take (off where they become library GEMM calls)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "2",
+           "Vector registers per row of a register tile, where they divide "
+           "the extent (else two, else one)">,
     Option<"blockWeights", "block-weights", "bool", "true",
            "Weights read whole by a contraction's vector side laid out in "
            "register panels ([out/32][in][32]), each panel contiguous">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",

@@ -98,6 +98,11 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::desc("CPU: weights read by the register tiles laid out in "
                      "contiguous register panels (dat-register-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("CPU: vector registers per row of a register tile "
+                     "(dat-register-tiles)"),
+      llvm::cl::init(2)};
   ::mlir::detail::PassOptions::Option<int64_t> registerRows{
       *this, "register-rows",
       llvm::cl::desc("CPU: rows of a register tile (dat-register-tiles; "

@@ -68,7 +68,8 @@ int64_t largestDivisor(int64_t extent, int64_t limit) {
 /// apply (not a static f32 contraction, or no output dimension of at least
 /// 4 that only one input has).
 FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
-                                         int64_t vectorWidth, int64_t rows) {
+                                         int64_t vectorWidth, int64_t rows,
+                                         int64_t vectorRegisters) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       op.hasIndexSemantics())
@@ -102,8 +103,10 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
       break;
     // Whole registers where they divide the extent (a head of 80 or 48:
     // one register, more rows), else a multiple of 4 lanes.
-    for (int64_t t : {2 * vectorWidth, vectorWidth})
-      if (extents[d] % t == 0) {
+    for (int64_t registers = vectorRegisters; registers >= 1; --registers)
+      if (int64_t t = registers * vectorWidth;
+          (registers <= 2 || registers == vectorRegisters) &&
+          extents[d] % t == 0) {
         vectorTile = t;
         break;
       }
@@ -149,8 +152,8 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
     // the last tile is partial and masked.
     // (A one-register row: at most 16 rows, which are as many broadcasts
     // per reduction step as the loads can issue.)
-    int64_t budget =
-        registersPerRow == 1 ? std::min<int64_t>(2 * rows, 16) : rows;
+    int64_t budget = registersPerRow == 1 ? std::min<int64_t>(2 * rows, 16)
+                                          : 2 * rows / registersPerRow;
     budget = std::max<int64_t>(1, budget);
     int64_t divisor = largestDivisor(extents[*rowDim], budget);
     // Rows the budget does not divide are split into full tiles and a
@@ -388,7 +391,8 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
     if (succeeded(blocked)) {
       op = *blocked;
       FailureOr<RegisterTile> blockedTile =
-          planRegisterTile(op, options.vectorWidth, options.rows);
+          planRegisterTile(op, options.vectorWidth, options.rows,
+                                 options.vectorRegisters);
       if (failed(blockedTile))
         return op.emitError("dat-register-tiles: cannot plan a blocked "
                             "contraction");
@@ -456,7 +460,8 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
   for (TilingInterface part : {head, rest}) {
     auto generic = cast<linalg::GenericOp>(part.getOperation());
     FailureOr<RegisterTile> partTile =
-        planRegisterTile(generic, options.vectorWidth, options.rows);
+        planRegisterTile(generic, options.vectorWidth, options.rows,
+                         options.vectorRegisters);
     if (failed(partTile))
       return generic.emitError("dat-register-tiles: cannot plan a split "
                                "contraction");
@@ -543,7 +548,8 @@ LogicalResult registerTileAndVectorize(Operation *root,
   for (linalg::GenericOp op : generics) {
     foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
-    FailureOr<RegisterTile> tile = planRegisterTile(op, vectorWidth, rows);
+    FailureOr<RegisterTile> tile =
+        planRegisterTile(op, vectorWidth, rows, options.vectorRegisters);
     // (Without `outsideLoops`, projections are left to the library's GEMM;
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
     if (succeeded(tile) &&
@@ -606,7 +612,8 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
     if (vectorWidth > 0 &&
         failed(registerTileAndVectorize(
             getOperation(),
-            RegisterTiling{vectorWidth, rows, outsideLoops, blockWeights})))
+            RegisterTiling{vectorWidth, rows, outsideLoops, blockWeights,
+                           vectorRegisters})))
       signalPassFailure();
   }
 };

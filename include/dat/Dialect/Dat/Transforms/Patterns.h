@@ -68,6 +68,9 @@ struct RegisterTiling {
   bool outsideLoops = true;
   /// Weights read whole on the vector side in contiguous register panels.
   bool blockWeights = true;
+  /// Vector registers per row of a register tile, where they divide the
+  /// extent (else 2, else 1).
+  int64_t vectorRegisters = 2;
 };
 
 /// The CPU's vector layer on `root` (see dat-register-tiles): static f32
