@@ -113,6 +113,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           tiles.rows = options.registerRows;
           tiles.blockWeights = options.blockWeights;
           tiles.vectorRegisters = options.vectorRegisters;
+          tiles.packBlocks = options.packBlocks;
           // Library GEMMs take whole projections.
           tiles.outsideLoops = options.gemm != GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));

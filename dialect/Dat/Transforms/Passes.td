@@ -235,6 +235,11 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
       by register panels with `block-weights`: `[out/P][in][P]` for a tile
       of P lanes, each panel contiguous, the contraction given the lane as
       one more loop (dat-pack-weights moves the layout to bind time);
+    - with `pack-blocks`, tiles that key loops slice from a tensor made
+      outside them are packed block by block: keys blocked by the key
+      block where it divides the keys (`[B, H, N/64, d, 64]`, the loop
+      slicing one block), values head-major (`[B, H, N, d]`) where they
+      would be read with their rows H·D apart;
     - transposes made inside a tile loop for an op of the same body are
       read in place through permuted indexing maps, and transposes of a
       tile loop's result (head merges, packed key heads) are moved into
@@ -260,6 +265,10 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
     Option<"vectorRegisters", "vector-registers", "int64_t", "2",
            "Vector registers per row of a register tile, where they divide "
            "the extent (else two, else one)">,
+    Option<"packBlocks", "pack-blocks", "bool", "true",
+           "Key and value tiles that key loops slice from a tensor made "
+           "outside them packed block by block: keys [B, H, N/64, d, 64], "
+           "values [B, H, N, d]">,
     Option<"blockWeights", "block-weights", "bool", "true",
            "Weights read whole by a contraction's vector side laid out in "
            "register panels ([out/32][in][32]), each panel contiguous">

@@ -98,6 +98,11 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::desc("CPU: weights read by the register tiles laid out in "
                      "contiguous register panels (dat-register-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> packBlocks{
+      *this, "pack-blocks",
+      llvm::cl::desc("CPU: key and value tiles packed block by block, each "
+                     "block's register panels contiguous (dat-register-tiles)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<int64_t> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("CPU: vector registers per row of a register tile "

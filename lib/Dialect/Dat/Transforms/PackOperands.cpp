@@ -16,6 +16,7 @@
 
 #include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -48,6 +49,126 @@ Value findTranspose(Value value, ArrayRef<int64_t> perm, Operation *user) {
         dominance.properlyDominates(t.getOperation(), user))
       return t->getResult(0);
   return {};
+}
+
+/// Whether `offset` is a multiple of `n`: a constant, or the induction
+/// variable of an `scf.for` whose bounds start and step in multiples.
+bool isMultipleOf(OpFoldResult offset, int64_t n) {
+  if (std::optional<int64_t> c = getConstantIntValue(offset))
+    return *c % n == 0;
+  auto iv = dyn_cast<BlockArgument>(dyn_cast<Value>(offset));
+  auto loop = iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp())
+                 : scf::ForOp();
+  if (!loop || loop.getInductionVar() != iv)
+    return false;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  return lb && step && *lb % n == 0 && *step % n == 0;
+}
+
+/// Where the tile loops slice a tensor made outside them in blocks of n
+/// along the vector dimension (a key block of a key loop): that tensor
+/// packed blocked instead — [..., N/n, <reduction dims> ..., n], each
+/// block's panel contiguous (the rows of a packed key block were N apart)
+/// — and the slice of one block, rank-reduced to the unblocked slice's
+/// type, so that `op` reads it as before. Null where the slices do not
+/// have that form (a partial last block: those keep the unblocked
+/// packing).
+Value sliceBlockedPacking(RewriterBase &rewriter, linalg::GenericOp op,
+                          tensor::ExtractSliceOp slice,
+                          ArrayRef<int64_t> sourcePerm, AffineMap packedMap) {
+  unsigned rank = sourcePerm.size();
+  SmallVector<OpFoldResult> offsets =
+      applyPermutation(slice.getMixedOffsets(), sourcePerm);
+  SmallVector<OpFoldResult> sizes =
+      applyPermutation(slice.getMixedSizes(), sourcePerm);
+  std::optional<int64_t> n = getConstantIntValue(sizes.back());
+  Value whole = slice.getSource();
+  auto wholeType = cast<RankedTensorType>(whole.getType());
+  int64_t split = sourcePerm.back();
+  int64_t extent = wholeType.getDimSize(split);
+  if (!n || *n < 16 || extent <= *n || extent % *n != 0 ||
+      !llvm::all_of(sizes,
+                    [](OpFoldResult v) { return getConstantIntValue(v); }) ||
+      !slice.hasUnitStride() || !isMultipleOf(offsets.back(), *n) ||
+      !op->getParentOfType<LoopLikeOpInterface>())
+    return {};
+  // The block index before the first reduction dimension.
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> firstReduction;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    if (auto dim = dyn_cast<AffineDimExpr>(packedMap.getResult(i));
+        dim && iterators[dim.getPosition()] == utils::IteratorType::reduction) {
+      firstReduction = i;
+      break;
+    }
+  if (!firstReduction)
+    return {};
+
+  SmallVector<int64_t> expandedShape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < wholeType.getRank(); ++d) {
+    int64_t at = expandedShape.size();
+    if (d == split) {
+      groups.push_back({at, at + 1});
+      expandedShape.push_back(extent / *n);
+      expandedShape.push_back(*n);
+      continue;
+    }
+    groups.push_back({at});
+    expandedShape.push_back(wholeType.getDimSize(d));
+  }
+  auto expandedDim = [&](int64_t d) { return d < split ? d : d + 1; };
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    if (i == *firstReduction)
+      perm.push_back(split);
+    perm.push_back(expandedDim(sourcePerm[i]));
+  }
+  perm.push_back(split + 1);
+  auto expandedType =
+      RankedTensorType::get(expandedShape, wholeType.getElementType());
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  Location loc = op.getLoc();
+  Value blocked;
+  for (Operation *user : whole.getUsers())
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(user);
+        e && e.getResultType() == expandedType)
+      if (Value t = findTranspose(e.getResult(), perm, op)) {
+        blocked = t;
+        break;
+      }
+  if (!blocked) {
+    rewriter.setInsertionPointAfterValue(whole);
+    Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
+                                                   whole, groups);
+    blocked = buildTranspose(rewriter, loc, expanded, perm);
+  }
+
+  // The block's slice: offsets and sizes in the blocked order.
+  rewriter.setInsertionPoint(op);
+  SmallVector<OpFoldResult> blockOffsets, blockSizes;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    if (i == *firstReduction) {
+      AffineExpr d0 = rewriter.getAffineDimExpr(0);
+      blockOffsets.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc, d0.floorDiv(*n), {offsets.back()}));
+      blockSizes.push_back(rewriter.getIndexAttr(1));
+    }
+    blockOffsets.push_back(offsets[i]);
+    blockSizes.push_back(sizes[i]);
+  }
+  blockOffsets.push_back(rewriter.getIndexAttr(0));
+  blockSizes.push_back(sizes.back());
+  SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
+  SmallVector<int64_t> resultShape;
+  for (OpFoldResult size : sizes)
+    resultShape.push_back(*getConstantIntValue(size));
+  auto resultType =
+      RankedTensorType::get(resultShape, wholeType.getElementType());
+  return tensor::ExtractSliceOp::create(rewriter, loc, resultType, blocked,
+                                        blockOffsets, blockSizes, strides);
 }
 
 } // namespace
@@ -86,22 +207,52 @@ void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op) {
 /// transposes it where it is made (composing with a transpose that made it),
 /// so that the tile loops read packed rows.
 LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                                unsigned operand, unsigned vectorDim) {
+                                unsigned operand, unsigned vectorDim,
+                                bool packBlocks) {
   AffineMap map = op.getIndexingMapsArray()[operand];
   unsigned rank = map.getNumResults();
   std::optional<unsigned> pos =
       map.getResultPosition(rewriter.getAffineDimExpr(vectorDim));
   if (!pos)
     return failure();
-  if (*pos == rank - 1)
-    return success();
-  SmallVector<int64_t> perm;
-  for (unsigned i = 0; i < rank; ++i)
-    if (i != *pos)
-      perm.push_back(i);
-  perm.push_back(*pos);
-
   Value value = op.getDpsInputs()[operand];
+  SmallVector<int64_t> perm;
+  if (*pos == rank - 1) {
+    // Already innermost. A slice of a tensor made outside the tile loops
+    // (a value tile of [b, n, h, d], read in place) whose reduction is not
+    // next to it — its register panel's rows far apart — is packed whole
+    // all the same, to [other dims, reduction dims, vector dim] ([b, h, n,
+    // d]: a key block's rows contiguous); the packing then moves into the
+    // loop that makes the tensor.
+    auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> others, reductions;
+    for (unsigned i = 0; i + 1 < rank; ++i) {
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+      if (!dim)
+        return success();
+      (iterators[dim.getPosition()] == utils::IteratorType::reduction
+           ? reductions
+           : others)
+          .push_back(i);
+    }
+    if (!packBlocks || !slice || reductions.empty() ||
+        reductions.back() == rank - 2 ||
+        !op->getParentOfType<LoopLikeOpInterface>() ||
+        !slice.getSourceType().hasStaticShape() ||
+        slice.getSourceType().getRank() != rank ||
+        !isDefinedOutsideLoops(slice.getSource(), op))
+      return success();
+    perm = others;
+    perm.append(reductions);
+    perm.push_back(rank - 1);
+  } else {
+    for (unsigned i = 0; i < rank; ++i)
+      if (i != *pos)
+        perm.push_back(i);
+    perm.push_back(*pos);
+  }
+
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   Value source = value;
@@ -123,17 +274,26 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     // of a head, a weight's rows): the whole tensor is packed once, and the
     // tile loops slice the packed one.
     Value whole = slice.getSource();
-    Value wholePacked = findTranspose(whole, sourcePerm, op);
-    if (!wholePacked) {
+    AffineMap packedMap =
+        AffineMap::get(map.getNumDims(), 0,
+                       applyPermutation(map.getResults(), perm),
+                       rewriter.getContext());
+    if (packBlocks)
+      packed =
+          sliceBlockedPacking(rewriter, op, slice, sourcePerm, packedMap);
+    Value wholePacked =
+        packed ? Value() : findTranspose(whole, sourcePerm, op);
+    if (!packed && !wholePacked) {
       rewriter.setInsertionPointAfterValue(whole);
       wholePacked = buildTranspose(rewriter, loc, whole, sourcePerm);
     }
     rewriter.setInsertionPoint(op);
-    packed = tensor::ExtractSliceOp::create(
-        rewriter, loc, wholePacked,
-        applyPermutation(slice.getMixedOffsets(), sourcePerm),
-        applyPermutation(slice.getMixedSizes(), sourcePerm),
-        applyPermutation(slice.getMixedStrides(), sourcePerm));
+    if (!packed)
+      packed = tensor::ExtractSliceOp::create(
+          rewriter, loc, wholePacked,
+          applyPermutation(slice.getMixedOffsets(), sourcePerm),
+          applyPermutation(slice.getMixedSizes(), sourcePerm),
+          applyPermutation(slice.getMixedStrides(), sourcePerm));
   } else {
     packed = findTranspose(source, sourcePerm, op);
     if (!packed)

@@ -184,6 +184,13 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
   return tile;
 }
 
+/// Vector registers per register-tile row for `op`: the option's inside
+/// the flash tiles' key loops (QKᵀ and PV on 64 × 64 blocks), two for the
+/// projections, whose weights' panels are blocked by two registers.
+int64_t registersFor(Operation *op, const RegisterTiling &options) {
+  return op->getParentOfType<scf::ForOp>() ? options.vectorRegisters : 2;
+}
+
 /// Rewrites a register tile (a static contraction on tensor slices) as one
 /// `vector.contract` over its non-unit loops (and the innermost reduction),
 /// between transfers of its operands.
@@ -381,7 +388,8 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
                               RegisterTile tile, const RegisterTiling &options) {
   MLIRContext *ctx = rewriter.getContext();
   if (failed(
-          packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim)))
+          packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim,
+                            options.packBlocks)))
     return success();
   // A weight's register panels contiguous (a blocked layout).
   if (options.blockWeights) {
@@ -392,7 +400,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
       op = *blocked;
       FailureOr<RegisterTile> blockedTile =
           planRegisterTile(op, options.vectorWidth, options.rows,
-                                 options.vectorRegisters);
+                                 registersFor(op, options));
       if (failed(blockedTile))
         return op.emitError("dat-register-tiles: cannot plan a blocked "
                             "contraction");
@@ -448,7 +456,7 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
     return tileContraction(rewriter, op, tile, options);
   // The packing first, once for both parts.
   if (failed(packVectorOperand(rewriter, op, tile.vectorOperand,
-                               tile.vectorDim)))
+                               tile.vectorDim, options.packBlocks)))
     return success();
   int64_t full = extents[*tile.rowDim] / tile.rowBudget * tile.rowBudget;
   rewriter.setInsertionPoint(op);
@@ -461,7 +469,7 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
     auto generic = cast<linalg::GenericOp>(part.getOperation());
     FailureOr<RegisterTile> partTile =
         planRegisterTile(generic, options.vectorWidth, options.rows,
-                         options.vectorRegisters);
+                         registersFor(generic, options));
     if (failed(partTile))
       return generic.emitError("dat-register-tiles: cannot plan a split "
                                "contraction");
@@ -549,7 +557,7 @@ LogicalResult registerTileAndVectorize(Operation *root,
     foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
     FailureOr<RegisterTile> tile =
-        planRegisterTile(op, vectorWidth, rows, options.vectorRegisters);
+        planRegisterTile(op, vectorWidth, rows, registersFor(op, options));
     // (Without `outsideLoops`, projections are left to the library's GEMM;
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
     if (succeeded(tile) &&
@@ -613,7 +621,7 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
         failed(registerTileAndVectorize(
             getOperation(),
             RegisterTiling{vectorWidth, rows, outsideLoops, blockWeights,
-                           vectorRegisters})))
+                           vectorRegisters, packBlocks})))
       signalPassFailure();
   }
 };

@@ -1,6 +1,7 @@
 // RUN: dat-opt %s --split-input-file --dat-register-tiles --canonicalize | FileCheck %s
 // RUN: dat-opt %s --split-input-file --dat-register-tiles="vector-width=8" --canonicalize | FileCheck %s --check-prefix=AVX2
 // RUN: dat-opt %s --split-input-file --dat-register-tiles="block-weights=false" --canonicalize | FileCheck %s --check-prefix=NOBLOCK
+// RUN: dat-opt %s --split-input-file --dat-register-tiles="pack-blocks=false" --canonicalize | FileCheck %s --check-prefix=NOPACK
 
 // A projection y = x·Wᵀ (torch's [out, in] weight): the weight is packed
 // ([in, out], transposed once where it is made, here at the function's
@@ -51,11 +52,22 @@ func.func @projection(%x: tensor<1x16x64xf32>, %w: tensor<32x64xf32>) -> tensor<
 // QKᵀ in a key loop: the key tile comes from a head-split transpose of a
 // tensor made outside the loops, so the whole tensor is packed once
 // (composed transpose: [b, h, d, n]) and the loop slices the packed one.
+// The key loop slices blocks of 32 keys at multiples of 32: the packing is
+// blocked by them, [b, h, n/32, d, 32], so that each block's Kᵀ is one
+// contiguous 16 × 32 panel (rows N apart otherwise), and each step slices
+// one block, rank-reduced to the unblocked tile's type.
 // CHECK-LABEL: func.func @scores
-// CHECK: %[[KT:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
-// CHECK: scf.for
-// CHECK: tensor.extract_slice %[[KT]]{{.+}} : tensor<1x2x16x64xf32> to tensor<1x1x16x32xf32>
+// CHECK: %[[KX:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 32, 2, 16] : tensor<1x64x2x16xf32> into tensor<1x2x32x2x16xf32>
+// CHECK: %[[KB:.+]] = linalg.transpose ins(%[[KX]] : tensor<1x2x32x2x16xf32>) outs(%{{.+}} : tensor<1x2x2x16x32xf32>) permutation = [0, 3, 1, 4, 2]
+// CHECK: scf.for %[[J:.+]] = %c0 to %c64 step %c32
+// CHECK: %[[BLOCK:.+]] = affine.apply #{{.+}}(%[[J]])
+// CHECK: tensor.extract_slice %[[KB]][0, 1, %[[BLOCK]], 0, 0] [1, 1, 1, 16, 32] [1, 1, 1, 1, 1] : tensor<1x2x2x16x32xf32> to tensor<1x1x16x32xf32>
 // CHECK: vector.fma {{.+}} : vector<32xf32>
+// Without pack-blocks: packed whole, [b, h, d, n].
+// NOPACK-LABEL: func.func @scores
+// NOPACK: %[[KT:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
+// NOPACK: scf.for
+// NOPACK: tensor.extract_slice %[[KT]]{{.+}} : tensor<1x2x16x64xf32> to tensor<1x1x16x32xf32>
 func.func @scores(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index
@@ -201,13 +213,21 @@ func.func @merge_heads(%x: tensor<1x2x16x8xf32>) -> tensor<1x16x2x8xf32> {
 // -----
 
 // PV in a key loop: the value tile is a head split of [B, N, H, D] made in
-// the loop; the contraction reads it where it lies (a permuted map), so no
-// copy is made per key block.
+// the loop. The whole tensor is packed head-major once, [B, H, N, D], before
+// the loop (a block's rows contiguous instead of H·D apart; the packing moves
+// into the loop that makes V where there is one), and no copy is made per
+// key block.
 // CHECK-LABEL: func.func @values
+// CHECK: %[[VT:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x32xf32>) outs(%{{.+}} : tensor<1x2x64x32xf32>) permutation = [0, 2, 1, 3]
 // CHECK: scf.for
 // CHECK-NOT: linalg.transpose
-// CHECK: vector.transfer_read %{{.+}} : tensor<1x4x1x32xf32>, vector<4x32xf32>
+// CHECK: tensor.extract_slice %[[VT]][0, 1, %{{.+}}, 0] [1, 1, 32, 32]
+// CHECK: vector.transfer_read %{{.+}} : tensor<1x1x4x32xf32>, vector<4x32xf32>
 // CHECK: vector.fma {{.+}} : vector<32xf32>
+// Without pack-blocks it reads V where it lies (a permuted map).
+// NOPACK-LABEL: func.func @values
+// NOPACK-NOT: linalg.transpose
+// NOPACK: vector.transfer_read %{{.+}} : tensor<1x4x1x32xf32>, vector<4x32xf32>
 func.func @values(%p: tensor<1x1x8x32xf32>, %v: tensor<1x64x2x32xf32>, %acc: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

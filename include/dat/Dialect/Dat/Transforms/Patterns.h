@@ -71,6 +71,9 @@ struct RegisterTiling {
   /// Vector registers per row of a register tile, where they divide the
   /// extent (else 2, else 1).
   int64_t vectorRegisters = 2;
+  /// Key and value tiles the key loops slice from a tensor made outside
+  /// them packed so that each block's register panels are contiguous.
+  bool packBlocks = true;
 };
 
 /// The CPU's vector layer on `root` (see dat-register-tiles): static f32
@@ -99,7 +102,8 @@ void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op);
 /// with a transpose that made it; a whole tensor made outside the tile
 /// loops when the operand is a slice of it).
 LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                                unsigned operand, unsigned vectorDim);
+                                unsigned operand, unsigned vectorDim,
+                                bool packBlocks = false);
 
 /// Where input `operand` of contraction `op` holds loop dimension
 /// `vectorDim` innermost (packVectorOperand) and is a weight read whole
