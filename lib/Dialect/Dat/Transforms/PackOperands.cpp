@@ -6,8 +6,9 @@
 //
 // The layout side of the CPU's vector layer: a contraction's vector-side
 // input transposed once where it is made (so that register tiles load
-// contiguous vectors), and transposes of tile loops' results moved into the
-// loops (so that they run per tile, in parallel).
+// contiguous vectors), blocked by register panels where it is a weight or a
+// key tensor sliced block by block. (Where those transposes then run:
+// TileTransposes.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,51 @@ Value findTranspose(Value value, ArrayRef<int64_t> perm, Operation *user) {
         dominance.properlyDominates(t.getOperation(), user))
       return t->getResult(0);
   return {};
+}
+
+/// `source` packed in blocks along its dimension `split` (`panel` wide):
+/// reshaped to [..., extent / panel, panel, ...] and transposed so that
+/// result dimension i (but the last two) is source dimension
+/// `sourcePerm[i]`, the block index goes before result position
+/// `blockPos` and the lane in the block last. Reuses such a packing made
+/// earlier (for another reader of `source`, dominating `user`).
+Value buildBlockedPacking(RewriterBase &rewriter, Location loc, Value source,
+                          ArrayRef<int64_t> sourcePerm, unsigned blockPos,
+                          int64_t panel, Operation *user) {
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t split = sourcePerm.back();
+  SmallVector<int64_t> expandedShape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t at = expandedShape.size();
+    if (d == split) {
+      groups.push_back({at, at + 1});
+      expandedShape.push_back(type.getDimSize(d) / panel);
+      expandedShape.push_back(panel);
+      continue;
+    }
+    groups.push_back({at});
+    expandedShape.push_back(type.getDimSize(d));
+  }
+  SmallVector<int64_t> perm;
+  for (unsigned i = 0; i + 1 < sourcePerm.size(); ++i) {
+    if (i == blockPos)
+      perm.push_back(split);
+    perm.push_back(sourcePerm[i] < split ? sourcePerm[i] : sourcePerm[i] + 1);
+  }
+  perm.push_back(split + 1);
+  auto expandedType =
+      RankedTensorType::get(expandedShape, type.getElementType());
+  for (Operation *u : source.getUsers())
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(u);
+        e && e.getResultType() == expandedType)
+      if (Value t = findTranspose(e.getResult(), perm, user))
+        return t;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfterValue(source);
+  Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
+                                                 source, groups);
+  return buildTranspose(rewriter, loc, expanded, perm);
 }
 
 /// Whether `offset` is a multiple of `n`: a constant, or the induction
@@ -105,46 +151,10 @@ Value sliceBlockedPacking(RewriterBase &rewriter, linalg::GenericOp op,
   if (!firstReduction)
     return {};
 
-  SmallVector<int64_t> expandedShape;
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < wholeType.getRank(); ++d) {
-    int64_t at = expandedShape.size();
-    if (d == split) {
-      groups.push_back({at, at + 1});
-      expandedShape.push_back(extent / *n);
-      expandedShape.push_back(*n);
-      continue;
-    }
-    groups.push_back({at});
-    expandedShape.push_back(wholeType.getDimSize(d));
-  }
-  auto expandedDim = [&](int64_t d) { return d < split ? d : d + 1; };
-  SmallVector<int64_t> perm;
-  for (unsigned i = 0; i + 1 < rank; ++i) {
-    if (i == *firstReduction)
-      perm.push_back(split);
-    perm.push_back(expandedDim(sourcePerm[i]));
-  }
-  perm.push_back(split + 1);
-  auto expandedType =
-      RankedTensorType::get(expandedShape, wholeType.getElementType());
-
   OpBuilder::InsertionGuard guard(rewriter);
   Location loc = op.getLoc();
-  Value blocked;
-  for (Operation *user : whole.getUsers())
-    if (auto e = dyn_cast<tensor::ExpandShapeOp>(user);
-        e && e.getResultType() == expandedType)
-      if (Value t = findTranspose(e.getResult(), perm, op)) {
-        blocked = t;
-        break;
-      }
-  if (!blocked) {
-    rewriter.setInsertionPointAfterValue(whole);
-    Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
-                                                   whole, groups);
-    blocked = buildTranspose(rewriter, loc, expanded, perm);
-  }
+  Value blocked = buildBlockedPacking(rewriter, loc, whole, sourcePerm,
+                                      *firstReduction, *n, op);
 
   // The block's slice: offsets and sizes in the blocked order.
   rewriter.setInsertionPoint(op);
@@ -378,48 +388,9 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
 
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
-  // source → split its vector dimension (`split`) into [panels, panel] →
-  // transposed to [... panels, <reduction dims> ..., panel].
-  int64_t split = sourcePerm[rank - 1];
-  auto srcType = cast<RankedTensorType>(source.getType());
-  SmallVector<int64_t> expandedShape;
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < srcType.getRank(); ++d) {
-    if (d == split) {
-      groups.push_back({(int64_t)expandedShape.size(),
-                        (int64_t)expandedShape.size() + 1});
-      expandedShape.push_back(srcType.getDimSize(d) / panel);
-      expandedShape.push_back(panel);
-      continue;
-    }
-    groups.push_back({(int64_t)expandedShape.size()});
-    expandedShape.push_back(srcType.getDimSize(d));
-  }
-  auto expandedDim = [&](int64_t d) { return d < split ? d : d + 1; };
-  SmallVector<int64_t> perm;
-  for (unsigned i = 0; i + 1 < rank; ++i) {
-    if (i == *firstReduction)
-      perm.push_back(split);
-    perm.push_back(expandedDim(sourcePerm[i]));
-  }
-  perm.push_back(split + 1);
-  auto expandedType =
-      RankedTensorType::get(expandedShape, srcType.getElementType());
   // (Once per weight: the parts of a split contraction share it.)
-  Value blocked;
-  for (Operation *user : source.getUsers())
-    if (auto e = dyn_cast<tensor::ExpandShapeOp>(user);
-        e && e.getResultType() == expandedType)
-      if (Value t = findTranspose(e.getResult(), perm, op)) {
-        blocked = t;
-        break;
-      }
-  if (!blocked) {
-    rewriter.setInsertionPointAfterValue(source);
-    Value expanded = tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
-                                                   source, groups);
-    blocked = buildTranspose(rewriter, loc, expanded, perm);
-  }
+  Value blocked = buildBlockedPacking(rewriter, loc, source, sourcePerm,
+                                      *firstReduction, panel, op);
 
   // The contraction with one more loop (the lane in the panel, last) and
   // the vector dimension now counting panels.
@@ -497,151 +468,6 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
   if (Operation *t = value.getDefiningOp(); t && t->use_empty())
     rewriter.eraseOp(t);
   return blockedOp;
-}
-
-/// The single insert of `forall`'s tile into its only output, where every
-/// other use of that output is a slice (a tile op's outs: an undefined tile,
-/// since the tiles are disjoint and the chain starts from an empty tensor).
-static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
-  if (forall->getNumResults() != 1)
-    return {};
-  SmallVector<Operation *> yields;
-  for (Operation &op : forall.getTerminator().getYieldingOps())
-    yields.push_back(&op);
-  auto insert = yields.size() == 1
-                    ? dyn_cast<tensor::ParallelInsertSliceOp>(yields[0])
-                    : tensor::ParallelInsertSliceOp();
-  BlockArgument out = forall.getRegionIterArgs()[0];
-  if (!insert || insert.getDest() != out || !insert.hasUnitStride() ||
-      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
-      !insert.getSourceType().hasStaticShape())
-    return {};
-  for (OpOperand &use : out.getUses())
-    if (use.getOwner() != insert &&
-        !isa<tensor::ExtractSliceOp>(use.getOwner()))
-      return {};
-  return insert;
-}
-
-/// Moves a transpose of a tile loop's result (head merges, packed key
-/// heads; through an expand_shape that splits only whole-tile dimensions)
-/// into the loop: each tile is transposed where it is made, in parallel and
-/// in cache, and inserted into the transposed result, instead of one
-/// single-threaded transpose of the whole tensor after the loop. A loop
-/// split into full tiles and a partial last one (dat-peel-tile-loops) is a
-/// chain of loops, each filling its tiles of the previous one's result:
-/// each gets the transpose.
-LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
-                                      linalg::TransposeOp transpose) {
-  Value input = transpose.getInput();
-  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
-  if (expand) {
-    if (!expand->hasOneUse())
-      return failure();
-    input = expand.getSrc();
-  }
-  // The chain of loops, last first.
-  SmallVector<scf::ForallOp> chain;
-  for (Value v = input;;) {
-    auto forall = v.getDefiningOp<scf::ForallOp>();
-    if (!forall)
-      break;
-    if (!v.hasOneUse() || !tileInsert(forall) ||
-        (!chain.empty() && !chain.back()->hasAttr(kRestOfSplitAttr)))
-      return failure();
-    chain.push_back(forall);
-    v = forall.getOutputs()[0];
-  }
-  if (chain.empty() ||
-      !chain.back().getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-    return failure();
-  auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
-  if (!resultType.hasStaticShape())
-    return failure();
-
-  // Each insert's offsets and sizes after the expand_shape.
-  SmallVector<ReassociationIndices> groups;
-  if (expand)
-    groups = expand.getReassociationIndices();
-  struct Tile {
-    SmallVector<OpFoldResult> offsets, sizes;
-    RankedTensorType type;
-  };
-  SmallVector<Tile> tiles;
-  for (scf::ForallOp forall : chain) {
-    tensor::ParallelInsertSliceOp insert = tileInsert(forall);
-    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(),
-              insert.getSourceType()};
-    if (expand) {
-      auto expandedType = expand.getResultType();
-      Tile expanded;
-      SmallVector<int64_t> tileShape;
-      for (auto [src, group] : llvm::enumerate(groups)) {
-        if (group.size() == 1) {
-          expanded.offsets.push_back(tile.offsets[src]);
-          expanded.sizes.push_back(tile.sizes[src]);
-          tileShape.push_back(tile.type.getDimSize(src));
-          continue;
-        }
-        std::optional<int64_t> offset = getConstantIntValue(tile.offsets[src]);
-        if (!offset || *offset != 0 ||
-            tile.type.getDimSize(src) != insert.getDestType().getDimSize(src))
-          return failure();
-        for (int64_t d : group) {
-          expanded.offsets.push_back(rewriter.getIndexAttr(0));
-          expanded.sizes.push_back(
-              rewriter.getIndexAttr(expandedType.getDimSize(d)));
-          tileShape.push_back(expandedType.getDimSize(d));
-        }
-      }
-      expanded.type =
-          RankedTensorType::get(tileShape, tile.type.getElementType());
-      tile = std::move(expanded);
-    }
-    tiles.push_back(std::move(tile));
-  }
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-
-  // The loops now make the transposed tensor, first to last.
-  rewriter.setInsertionPoint(chain.back());
-  Value init = tensor::EmptyOp::create(rewriter, chain.back().getLoc(),
-                                       resultType.getShape(),
-                                       resultType.getElementType());
-  for (auto [forall, tile] : llvm::reverse(llvm::zip_equal(chain, tiles))) {
-    Location loc = forall.getLoc();
-    tensor::ParallelInsertSliceOp insert = tileInsert(forall);
-    BlockArgument out = forall.getRegionIterArgs()[0];
-    for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
-      if (use.getOwner() == insert)
-        continue;
-      auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
-      rewriter.setInsertionPoint(slice);
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getResultType().getShape(),
-          slice.getResultType().getElementType());
-    }
-    rewriter.modifyOpInPlace(forall, [&] {
-      forall.getOutputsMutable()[0].assign(init);
-      out.setType(resultType);
-      forall->getResult(0).setType(resultType);
-    });
-    rewriter.setInsertionPoint(forall.getTerminator());
-    Value value = insert.getSource();
-    if (expand)
-      value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
-                                            groups);
-    value = buildTranspose(rewriter, loc, value, perm);
-    rewriter.setInsertionPoint(insert);
-    SmallVector<OpFoldResult> strides(perm.size(), rewriter.getIndexAttr(1));
-    rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
-        insert, value, out, applyPermutation(tile.offsets, perm),
-        applyPermutation(tile.sizes, perm), strides);
-    init = forall->getResult(0);
-  }
-  rewriter.replaceOp(transpose, chain.front()->getResult(0));
-  if (expand)
-    rewriter.eraseOp(expand);
-  return success();
 }
 
 } // namespace mlir::dat

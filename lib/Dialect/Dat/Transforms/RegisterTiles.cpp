@@ -292,46 +292,6 @@ void moveInvariantCode(LoopLikeOpInterface loop) {
       [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
 }
 
-/// A large transpose left outside the tile loops (a packed key tensor whose
-/// producer could not take it; not a weight's): a tile loop over its
-/// outermost dimensions that are not 1, so that it runs on every thread.
-LogicalResult parallelizeTranspose(RewriterBase &rewriter,
-                                   linalg::TransposeOp op) {
-  auto type = cast<RankedTensorType>(op.getResult()[0].getType());
-  constexpr int64_t kMinElements = 1 << 16, kMinTiles = 8;
-  // (A transpose of a function argument, or of its blocked reshape, is a
-  // weight's packing, which dat-pack-weights moves out of the call.)
-  Value input = op.getInput();
-  if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>())
-    input = expand.getSrc();
-  if (op->getParentOfType<LoopLikeOpInterface>() || !type.hasStaticShape() ||
-      type.getNumElements() < kMinElements || isa<BlockArgument>(input))
-    return failure();
-  SmallVector<int64_t> sizes(type.getRank(), 0);
-  int64_t tiles = 1;
-  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
-    if (tiles >= kMinTiles)
-      break;
-    if (extent == 1)
-      continue;
-    sizes[d] = 1;
-    tiles *= extent;
-  }
-  if (tiles < kMinTiles)
-    return failure();
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->loops.empty())
-    return failure();
-  // (Named in `prog --profile`.)
-  setTileOrigin(tiled->loops.front(), "transpose");
-  rewriter.replaceOp(op, tiled->replacements);
-  return success();
-}
 
 /// Where a contraction's output was `fill`, read by nothing else: its
 /// register tile's accumulator, hoisted out of the innermost (reduction)

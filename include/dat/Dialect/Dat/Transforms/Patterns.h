@@ -127,6 +127,12 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose);
 
+/// Makes a large transpose left outside the tile loops (not a weight's
+/// packing) a tile loop over its outermost dimensions that are not 1, so
+/// that it runs on every thread. Fails, changing nothing, otherwise.
+LogicalResult parallelizeTranspose(RewriterBase &rewriter,
+                                   linalg::TransposeOp op);
+
 /// Gives each weight argument of `module`'s entry functions that is read
 /// only through one transpose the transposed type and a `permutation` in its
 /// #dat.program_value (see dat-pack-weights), moving transposes of private
