@@ -95,6 +95,39 @@ func.func @scores(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: ten
 
 // -----
 
+// One block at a constant offset (a peeled key loop's rest): not blocked —
+// a blocked copy for one block would sit beside the main loop's packing.
+// CHECK-LABEL: func.func @scores_rest
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
+// CHECK: tensor.extract_slice %{{.+}}[0, 1, 0, 32] [1, 1, 16, 32] [1, 1, 1, 1] : tensor<1x2x16x64xf32> to tensor<1x1x16x32xf32>
+// CHECK: scf.for
+func.func @scores_rest(%q: tensor<1x1x8x16xf32>, %k: tensor<1x64x2x16xf32>, %acc: tensor<1x1x8x32xf32>, %n: index) -> tensor<1x1x8x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<1x1x8x32xf32> {
+    %ks = tensor.extract_slice %k[0, 32, 1, 0] [1, 32, 1, 16] [1, 1, 1, 1] : tensor<1x64x2x16xf32> to tensor<1x32x1x16xf32>
+    %e = tensor.empty() : tensor<1x1x32x16xf32>
+    %kt = linalg.transpose ins(%ks : tensor<1x32x1x16xf32>) outs(%e : tensor<1x1x32x16xf32>) permutation = [0, 2, 1, 3]
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %kt : tensor<1x1x8x16xf32>, tensor<1x1x32x16xf32>)
+        outs(%a : tensor<1x1x8x32xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %o, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<1x1x8x32xf32>
+    scf.yield %s : tensor<1x1x8x32xf32>
+  }
+  return %r : tensor<1x1x8x32xf32>
+}
+
+// -----
+
 // Extents with no divisor of a few lanes or rows (6 outputs, 17 rows, as
 // ViT's 16 patches + 1 class token make): along the vector, a partial tile
 // whose transfers are masked (in_bounds false) instead of falling back to
