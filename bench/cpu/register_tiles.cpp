@@ -59,8 +59,7 @@ float *alloc(size_t n, bool huge) {
 }
 
 double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -85,8 +84,8 @@ double tile(const float *a, const float *b, float *c) {
   for (int r = 0; r < Reps; ++r) {
     for (int m = 0; m + MR <= T; m += MR)
       for (int n = 0; n < T; n += 16 * NV)
-        kernel<MR, NV>(a + m * T, T, b + long(n) * T, 16 * NV, c + m * T + n,
-                       T, T);
+        kernel<MR, NV>(a + m * T, T, b + long(n) * T, 16 * NV, c + m * T + n, T,
+                       T);
     asm volatile("" : : "r"(c) : "memory");
   }
   return 2.0 * Reps * (T / MR * MR) * T * T / seconds(start) / 1e9;

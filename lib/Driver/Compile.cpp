@@ -292,23 +292,18 @@ static Expected<std::vector<WeightSpec>> manifestWeights(ModuleOp module) {
       const json::Object *o = arg.getAsObject();
       if (!o || o->getString("kind") != "weight")
         continue;
-      WeightSpec w{o->getString("name").value_or("").str(),
-                   {},
-                   o->getString("dtype") == "BF16"};
-      if (const json::Array *shape = o->getArray("shape"))
-        for (const json::Value &d : *shape)
-          w.shape.push_back(d.getAsInteger().value_or(0));
+      auto ints = [&](StringRef key) {
+        std::vector<int64_t> values;
+        if (const json::Array *a = o->getArray(key))
+          for (const json::Value &d : *a)
+            values.push_back(d.getAsInteger().value_or(0));
+        return values;
+      };
       // A packed weight (dat-pack-weights) is stored in the reference layout.
-      std::vector<int64_t> perm;
-      if (const json::Array *p = o->getArray("permutation"))
-        for (const json::Value &d : *p)
-          perm.push_back(d.getAsInteger().value_or(0));
-      w.shape = weightFileShape(w.shape, perm);
-      if (const json::Array *r = o->getArray("reference_shape")) {
-        w.shape.clear();
-        for (const json::Value &d : *r)
-          w.shape.push_back(d.getAsInteger().value_or(0));
-      }
+      WeightSpec w{o->getString("name").value_or("").str(),
+                   weightFileShape(ints("shape"), ints("permutation"),
+                                   ints("reference_shape")),
+                   o->getString("dtype") == "BF16"};
       if (seen.insert(w.name).second)
         weights.push_back(std::move(w));
     }

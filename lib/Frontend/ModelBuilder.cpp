@@ -270,11 +270,11 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
     std::optional<int64_t> lo, hi;
     if (e.range)
       std::tie(lo, hi) = *e.range;
-    return b.getNamedAttr(mlir::dat::DatDialect::kProgramValueAttrName,
-                          mlir::dat::ProgramValueAttr::get(b.getContext(), kind,
-                                                           e.name, lo, hi,
-                                                           /*reference_shape=*/nullptr,
-                                                           /*permutation=*/{}));
+    return b.getNamedAttr(
+        mlir::dat::DatDialect::kProgramValueAttrName,
+        mlir::dat::ProgramValueAttr::get(b.getContext(), kind, e.name, lo, hi,
+                                         /*reference_shape=*/nullptr,
+                                         /*permutation=*/{}));
   };
   NamedAttribute readOnly =
       b.getNamedAttr(bufferization::BufferizationDialect::kWritableAttrName,

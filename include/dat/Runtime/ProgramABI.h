@@ -48,9 +48,7 @@
 namespace dat {
 /// The shape a weight argument of `shape` whose manifest entry has
 /// `permutation` is transposed from (dat-pack-weights: argument dimension i
-/// is dimension permutation[i] of it; empty: the same layout): the weights
-/// file's shape, unless the entry has a `reference_shape` (a blocked
-/// layout: the file's tensor, reshaped row-major to this shape).
+/// is dimension permutation[i] of it; empty: the same layout).
 inline std::vector<int64_t>
 weightFileShape(const std::vector<int64_t> &shape,
                 const std::vector<int64_t> &permutation) {
@@ -60,6 +58,17 @@ weightFileShape(const std::vector<int64_t> &shape,
   for (size_t i = 0; i < shape.size(); ++i)
     file[permutation[i]] = shape[i];
   return file;
+}
+
+/// The shape the weights file holds for that argument: the one it is
+/// transposed from, unless the manifest entry has a `reference_shape` (a
+/// blocked layout: the file's tensor, reshaped row-major to the former).
+inline std::vector<int64_t>
+weightFileShape(const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &permutation,
+                const std::vector<int64_t> &referenceShape) {
+  return referenceShape.empty() ? weightFileShape(shape, permutation)
+                                : referenceShape;
 }
 } // namespace dat
 

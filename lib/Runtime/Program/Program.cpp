@@ -32,8 +32,7 @@ int64_t Slot::numElements() const {
 }
 
 std::vector<int64_t> Slot::fileShape() const {
-  return referenceShape.empty() ? dat::weightFileShape(shape, permutation)
-                                : referenceShape;
+  return dat::weightFileShape(shape, permutation, referenceShape);
 }
 
 /// `src` (row-major, `fileShape`) transposed into `dst` so that dimension i
@@ -194,8 +193,8 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
     if (copy.size() != s.numElements() * elt) {
       copy.assign(s.numElements() * elt, 0);
       transposeInto(copy.data(), static_cast<const uint8_t *>(t->data),
-                    dat::weightFileShape(s.shape, s.permutation),
-                    s.permutation, elt);
+                    dat::weightFileShape(s.shape, s.permutation), s.permutation,
+                    elt);
     }
     bind(i, copy.data());
     return;

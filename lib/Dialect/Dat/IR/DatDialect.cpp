@@ -32,12 +32,10 @@ void DatDialect::initialize() {
       >();
 }
 
-LogicalResult
-ProgramValueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ProgramValueKind kind, StringRef name,
-                         std::optional<int64_t> min, std::optional<int64_t> max,
-                         DenseI64ArrayAttr referenceShape,
-                         ArrayRef<int64_t> permutation) {
+LogicalResult ProgramValueAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ProgramValueKind kind,
+    StringRef name, std::optional<int64_t> min, std::optional<int64_t> max,
+    DenseI64ArrayAttr referenceShape, ArrayRef<int64_t> permutation) {
   if (referenceShape && permutation.empty())
     return emitError() << "'" << name
                        << "': a reference shape without a permutation";

@@ -97,14 +97,31 @@ Value buildBlockedPacking(RewriterBase &rewriter, Location loc, Value source,
   return buildTranspose(rewriter, loc, expanded, perm);
 }
 
+/// The position, among `map`'s results but the last (the vector
+/// dimension), of the first one that is a reduction loop of `op`: where a
+/// blocked packing puts its block index. None where there is none or a
+/// result is not a loop dimension.
+std::optional<unsigned> firstReductionPosition(linalg::GenericOp op,
+                                               AffineMap map) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < map.getNumResults(); ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!dim)
+      return std::nullopt;
+    if (iterators[dim.getPosition()] == utils::IteratorType::reduction)
+      return i;
+  }
+  return std::nullopt;
+}
+
 /// Whether `offset` steps through blocks of `n`: the induction variable of
 /// an `scf.for` whose lower bound and step are multiples of `n`. (Not a
 /// constant: the one block of a peeled loop's rest, 40 of 1000 keys, would
 /// get a blocked copy of its own beside the main loop's packing.)
 bool isLoopOverBlocks(OpFoldResult offset, int64_t n) {
   auto iv = dyn_cast_if_present<BlockArgument>(dyn_cast<Value>(offset));
-  auto loop = iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp())
-                 : scf::ForOp();
+  auto loop =
+      iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()) : scf::ForOp();
   if (!loop || loop.getInductionVar() != iv)
     return false;
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
@@ -134,20 +151,14 @@ Value sliceBlockedPacking(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t split = sourcePerm.back();
   int64_t extent = wholeType.getDimSize(split);
   if (!n || *n < 16 || extent <= *n || extent % *n != 0 ||
-      !llvm::all_of(sizes,
-                    [](OpFoldResult v) { return getConstantIntValue(v); }) ||
+      !llvm::all_of(
+          sizes, [](OpFoldResult v) { return getConstantIntValue(v); }) ||
       !slice.hasUnitStride() || !isLoopOverBlocks(offsets.back(), *n) ||
       !op->getParentOfType<LoopLikeOpInterface>())
     return {};
   // The block index before the first reduction dimension.
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  std::optional<unsigned> firstReduction;
-  for (unsigned i = 0; i + 1 < rank; ++i)
-    if (auto dim = dyn_cast<AffineDimExpr>(packedMap.getResult(i));
-        dim && iterators[dim.getPosition()] == utils::IteratorType::reduction) {
-      firstReduction = i;
-      break;
-    }
+  std::optional<unsigned> firstReduction =
+      firstReductionPosition(op, packedMap);
   if (!firstReduction)
     return {};
 
@@ -284,15 +295,12 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
     // of a head, a weight's rows): the whole tensor is packed once, and the
     // tile loops slice the packed one.
     Value whole = slice.getSource();
-    AffineMap packedMap =
-        AffineMap::get(map.getNumDims(), 0,
-                       applyPermutation(map.getResults(), perm),
-                       rewriter.getContext());
+    AffineMap packedMap = AffineMap::get(
+        map.getNumDims(), 0, applyPermutation(map.getResults(), perm),
+        rewriter.getContext());
     if (packBlocks)
-      packed =
-          sliceBlockedPacking(rewriter, op, slice, sourcePerm, packedMap);
-    Value wholePacked =
-        packed ? Value() : findTranspose(whole, sourcePerm, op);
+      packed = sliceBlockedPacking(rewriter, op, slice, sourcePerm, packedMap);
+    Value wholePacked = packed ? Value() : findTranspose(whole, sourcePerm, op);
     if (!packed && !wholePacked) {
       rewriter.setInsertionPointAfterValue(whole);
       wholePacked = buildTranspose(rewriter, loc, whole, sourcePerm);
@@ -331,11 +339,9 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
-FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
-                                                linalg::GenericOp op,
-                                                unsigned operand,
-                                                unsigned vectorDim,
-                                                int64_t panel) {
+FailureOr<linalg::GenericOp>
+blockVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                   unsigned operand, unsigned vectorDim, int64_t panel) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap map = maps[operand];
   unsigned rank = map.getNumResults();
@@ -368,16 +374,7 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
        !isDefinedOutsideLoops(value, op)))
     return failure();
   // The panel index goes before the operand's first reduction dimension.
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  std::optional<unsigned> firstReduction;
-  for (unsigned i = 0; i + 1 < rank; ++i) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
-    if (!dim)
-      return failure();
-    if (!firstReduction &&
-        iterators[dim.getPosition()] == utils::IteratorType::reduction)
-      firstReduction = i;
-  }
+  std::optional<unsigned> firstReduction = firstReductionPosition(op, map);
   if (!firstReduction)
     return failure();
   AffineMap outMap = maps.back();
@@ -414,6 +411,7 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
       results.push_back(lane);
     newMaps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
   }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators.push_back(utils::IteratorType::parallel);
 
   // The output split the same way (a fill moves after the split, so that
@@ -436,8 +434,8 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
   }
   auto outType = RankedTensorType::get(outShape, initType.getElementType());
   Value newInit;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill &&
-                                                         fill->hasOneUse()) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>();
+      fill && fill->hasOneUse()) {
     Value dest = tensor::ExpandShapeOp::create(rewriter, loc, outType,
                                                fill.getOutputs()[0], outGroups);
     newInit = linalg::FillOp::create(rewriter, fill.getLoc(),
@@ -449,9 +447,8 @@ FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
   }
   SmallVector<Value> inputs(op.getDpsInputs());
   inputs[operand] = blocked;
-  auto blockedOp = linalg::GenericOp::create(rewriter, loc, outType, inputs,
-                                             ValueRange{newInit}, newMaps,
-                                             iterators);
+  auto blockedOp = linalg::GenericOp::create(
+      rewriter, loc, outType, inputs, ValueRange{newInit}, newMaps, iterators);
   rewriter.inlineRegionBefore(op.getRegion(), blockedOp.getRegion(),
                               blockedOp.getRegion().begin());
   blockedOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());

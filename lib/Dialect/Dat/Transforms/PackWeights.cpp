@@ -32,11 +32,11 @@ namespace mlir::dat {
 namespace {
 
 /// How every use of an argument reads it: through one transpose by `perm`,
-/// of the argument itself or (a blocked layout) of its reshape to
-/// `expanded`.
+/// of the argument itself or (a blocked layout) of its reshape by `expand`
+/// (one of the argument's expand_shapes, all alike).
 struct CommonTranspose {
   SmallVector<int64_t> perm;
-  std::optional<RankedTensorType> expanded;
+  tensor::ExpandShapeOp expand;
 };
 
 /// The transpose every use of `arg` reads it through (directly, or behind
@@ -44,16 +44,20 @@ struct CommonTranspose {
 std::optional<CommonTranspose> commonTranspose(BlockArgument arg) {
   std::optional<CommonTranspose> common;
   auto agree = [&](linalg::TransposeOp transpose,
-                   std::optional<RankedTensorType> expanded) {
-    CommonTranspose c{llvm::to_vector(transpose.getPermutation()), expanded};
-    if (common && (common->perm != c.perm || common->expanded != expanded))
+                   tensor::ExpandShapeOp expand) {
+    CommonTranspose c{llvm::to_vector(transpose.getPermutation()), expand};
+    auto typeOf = [](tensor::ExpandShapeOp e) {
+      return e ? e.getResultType() : RankedTensorType();
+    };
+    if (common &&
+        (common->perm != c.perm || typeOf(common->expand) != typeOf(expand)))
       return false;
     common = c;
     return true;
   };
   for (Operation *user : arg.getUsers()) {
     if (auto transpose = dyn_cast<linalg::TransposeOp>(user)) {
-      if (transpose.getInput() != arg || !agree(transpose, std::nullopt))
+      if (transpose.getInput() != arg || !agree(transpose, {}))
         return std::nullopt;
       continue;
     }
@@ -62,7 +66,7 @@ std::optional<CommonTranspose> commonTranspose(BlockArgument arg) {
       return std::nullopt;
     for (Operation *u : expand->getUsers()) {
       auto transpose = dyn_cast<linalg::TransposeOp>(u);
-      if (!transpose || !agree(transpose, expand.getResultType()))
+      if (!transpose || !agree(transpose, expand))
         return std::nullopt;
     }
   }
@@ -74,8 +78,9 @@ std::optional<CommonTranspose> commonTranspose(BlockArgument arg) {
 void retypeArgument(func::FuncOp fn, unsigned index,
                     const CommonTranspose &common) {
   BlockArgument arg = fn.getArgument(index);
-  auto type = common.expanded ? *common.expanded
-                              : cast<RankedTensorType>(arg.getType());
+  tensor::ExpandShapeOp blocked = common.expand; // (handles are not const)
+  auto type =
+      blocked ? blocked.getResultType() : cast<RankedTensorType>(arg.getType());
   arg.setType(RankedTensorType::get(
       applyPermutation(type.getShape(), common.perm), type.getElementType()));
   for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
@@ -124,9 +129,9 @@ void packTransposedWeights(ModuleOp module) {
             continue;
           retypeArgument(fn, i, *common);
           DenseI64ArrayAttr referenceShape;
-          if (common->expanded)
-            referenceShape = DenseI64ArrayAttr::get(fn.getContext(),
-                                                    argType.getShape());
+          if (common->expand)
+            referenceShape =
+                DenseI64ArrayAttr::get(fn.getContext(), argType.getShape());
           fn.setArgAttr(i, DatDialect::kProgramValueAttrName,
                         ProgramValueAttr::get(fn.getContext(), value.getKind(),
                                               value.getName(), std::nullopt,
@@ -147,15 +152,10 @@ void packTransposedWeights(ModuleOp module) {
           auto call = cast<func::CallOp>(use.getUser());
           b.setInsertionPoint(call);
           Value operand = call.getOperand(i);
-          if (common->expanded) {
-            // The callee's expand_shape, at the call.
-            auto expand = cast<tensor::ExpandShapeOp>(*llvm::find_if(
-                arg.getUsers(),
-                [](Operation *u) { return isa<tensor::ExpandShapeOp>(u); }));
+          if (common->expand) // the callee's expand_shape, at the call
             operand = tensor::ExpandShapeOp::create(
-                b, call.getLoc(), *common->expanded, operand,
-                expand.getReassociationIndices());
-          }
+                b, call.getLoc(), common->expand.getResultType(), operand,
+                common->expand.getReassociationIndices());
           call->setOperand(
               i, buildTranspose(b, call.getLoc(), operand, common->perm));
         }

@@ -191,6 +191,24 @@ int64_t registersFor(Operation *op, const RegisterTiling &options) {
   return op->getParentOfType<scf::ForOp>() ? options.vectorRegisters : 2;
 }
 
+/// `op`'s register tile under `options`.
+FailureOr<RegisterTile> planFor(linalg::GenericOp op,
+                                const RegisterTiling &options) {
+  return planRegisterTile(op, options.vectorWidth, options.rows,
+                          registersFor(op, options));
+}
+
+/// The register tile of `op`, a part of a planned contraction (blocked or
+/// split), which must have one: an error otherwise.
+FailureOr<RegisterTile> replan(linalg::GenericOp op,
+                               const RegisterTiling &options) {
+  FailureOr<RegisterTile> tile = planFor(op, options);
+  if (failed(tile))
+    op.emitError("dat-register-tiles: cannot plan a blocked or split "
+                 "contraction");
+  return tile;
+}
+
 /// Rewrites a register tile (a static contraction on tensor slices) as one
 /// `vector.contract` over its non-unit loops (and the innermost reduction),
 /// between transfers of its operands.
@@ -292,7 +310,6 @@ void moveInvariantCode(LoopLikeOpInterface loop) {
       [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
 }
 
-
 /// Where a contraction's output was `fill`, read by nothing else: its
 /// register tile's accumulator, hoisted out of the innermost (reduction)
 /// loop `reduction`, starts as `value` in registers, and the fill goes (its
@@ -345,25 +362,22 @@ tileWithLoops(RewriterBase &rewriter, linalg::GenericOp op,
 /// Tiles `op` as `tile` says and rewrites each register tile as a vector
 /// contraction.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
-                              RegisterTile tile, const RegisterTiling &options) {
+                              RegisterTile tile,
+                              const RegisterTiling &options) {
   MLIRContext *ctx = rewriter.getContext();
-  if (failed(
-          packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim,
-                            options.packBlocks)))
+  if (failed(packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim,
+                               options.packBlocks)))
     return success();
   // A weight's register panels contiguous (a blocked layout).
   if (options.blockWeights) {
-    FailureOr<linalg::GenericOp> blocked = blockVectorOperand(
-        rewriter, op, tile.vectorOperand, tile.vectorDim,
-        tile.sizes[tile.vectorDim]);
+    FailureOr<linalg::GenericOp> blocked =
+        blockVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim,
+                           tile.sizes[tile.vectorDim]);
     if (succeeded(blocked)) {
       op = *blocked;
-      FailureOr<RegisterTile> blockedTile =
-          planRegisterTile(op, options.vectorWidth, options.rows,
-                                 registersFor(op, options));
+      FailureOr<RegisterTile> blockedTile = replan(op, options);
       if (failed(blockedTile))
-        return op.emitError("dat-register-tiles: cannot plan a blocked "
-                            "contraction");
+        return failure();
       tile = *blockedTile;
     }
   }
@@ -415,8 +429,8 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
       extents[*tile.rowDim] % tile.rowBudget == 0)
     return tileContraction(rewriter, op, tile, options);
   // The packing first, once for both parts.
-  if (failed(packVectorOperand(rewriter, op, tile.vectorOperand,
-                               tile.vectorDim, options.packBlocks)))
+  if (failed(packVectorOperand(rewriter, op, tile.vectorOperand, tile.vectorDim,
+                               options.packBlocks)))
     return success();
   int64_t full = extents[*tile.rowDim] / tile.rowBudget * tile.rowBudget;
   rewriter.setInsertionPoint(op);
@@ -427,13 +441,9 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
     return op.emitError("dat-register-tiles: cannot split the rows");
   for (TilingInterface part : {head, rest}) {
     auto generic = cast<linalg::GenericOp>(part.getOperation());
-    FailureOr<RegisterTile> partTile =
-        planRegisterTile(generic, options.vectorWidth, options.rows,
-                         registersFor(generic, options));
-    if (failed(partTile))
-      return generic.emitError("dat-register-tiles: cannot plan a split "
-                               "contraction");
-    if (failed(tileContraction(rewriter, generic, *partTile, options)))
+    FailureOr<RegisterTile> partTile = replan(generic, options);
+    if (failed(partTile) ||
+        failed(tileContraction(rewriter, generic, *partTile, options)))
       return failure();
   }
   return success();
@@ -507,8 +517,6 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
 
 LogicalResult registerTileAndVectorize(Operation *root,
                                        const RegisterTiling &options) {
-  int64_t vectorWidth = options.vectorWidth, rows = options.rows;
-  bool outsideLoops = options.outsideLoops;
   MLIRContext *ctx = root->getContext();
   IRRewriter rewriter(ctx);
   SmallVector<linalg::GenericOp> generics;
@@ -516,12 +524,11 @@ LogicalResult registerTileAndVectorize(Operation *root,
   for (linalg::GenericOp op : generics) {
     foldTransposedInputs(rewriter, op);
     bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
-    FailureOr<RegisterTile> tile =
-        planRegisterTile(op, vectorWidth, rows, registersFor(op, options));
+    FailureOr<RegisterTile> tile = planFor(op, options);
     // (Without `outsideLoops`, projections are left to the library's GEMM;
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
     if (succeeded(tile) &&
-        (inLoop || outsideLoops || !hasProjectionGemmForm(op))) {
+        (inLoop || options.outsideLoops || !hasProjectionGemmForm(op))) {
       if (failed(tileContractionSplittingRows(rewriter, op, *tile, options)))
         return failure();
       continue;

@@ -114,11 +114,9 @@ LogicalResult packVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// rewritten with the lane in the panel as one more loop (its output
 /// expanded and collapsed back). Returns the new op; fails, changing
 /// nothing, where `op` does not have that form.
-FailureOr<linalg::GenericOp> blockVectorOperand(RewriterBase &rewriter,
-                                                linalg::GenericOp op,
-                                                unsigned operand,
-                                                unsigned vectorDim,
-                                                int64_t panel);
+FailureOr<linalg::GenericOp>
+blockVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                   unsigned operand, unsigned vectorDim, int64_t panel);
 
 /// Moves `transpose` of a tile loop's result (through an expand_shape that
 /// splits whole-tile dimensions) into the loop: each tile is transposed and
