@@ -64,15 +64,60 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     Option<"sharedMemory", "shared-memory", "int64_t", "98304",
            "Bytes of shared memory per block for tile buffers">,
     Option<"emulate", "emulate", "bool", "false",
-           "Sequential loops for blocks and threads (runs on the CPU)">
+           "Sequential loops for blocks and threads (runs on the CPU)">,
+    Option<"mma", "mma", "bool", "true",
+           "bf16 contractions as warp MMA tiles (vector IR for mma.sync)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
+}
+
+def DatGPUWarpMmaToNVVM : Pass<"dat-gpu-warp-mma-to-nvvm"> {
+  let summary = "Warp MMA vector tiles to nvvm.mma.sync (bf16 m16n8k16)";
+  let description = [{
+    Distributes the vector program that `dat-gpu-map-tiles` writes for a
+    tile's bf16 contractions (per warp: `vector.transfer_read` of 16×16 A,
+    8×16 (n×k) B and 16×8 f32 C tiles, `arith.extf`/`arith.truncf` on them,
+    `vector.contract`, `vector.transfer_write` of C, inside `scf.for`) over
+    the lanes of the warp: each lane loads and stores its fragment in the
+    layout of PTX's `mma.m16n8k16` (`gpu.lane_id`), and the contraction
+    becomes `nvvm.mma.sync` with bf16 operands and f32 accumulators. Runs in
+    the device module, before `convert-gpu-to-nvvm`. Upstream's vector →
+    nvgpu conversion has no bf16 case in LLVM 22, hence this pass.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
+  let summary = "Tell ptxas how many blocks per SM each kernel must fit";
+  let description = [{
+    Sets `nvvm.minctasm` (PTX `.minnctapersm`) on every kernel that has none.
+    A kernel with a known block size but no such bound gets a register cap
+    from ptxas's own occupancy heuristic: 48 registers for 256 threads,
+    where a tile kernel with tensor-core (mma.sync) loops then spills a few
+    values (measured with ptxas 13.0). The tile kernels' shared memory (96
+    KiB each by default) fits two blocks per SM, so two is the bound by
+    default: up to 128 registers for 256 threads.
+  }];
+  let options = [
+    Option<"blocksPerSM", "blocks-per-sm", "int64_t", "2",
+           "Blocks of each kernel that must fit on one SM at once">
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
 def DatGPUStageConstants : Pass<"dat-gpu-stage-constants", "::mlir::ModuleOp"> {

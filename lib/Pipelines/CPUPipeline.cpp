@@ -133,11 +133,16 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   }
   if (options.vectorizableLoops)
     pm.addPass(createDatVectorizableLoops());
-  if (options.emulateGPUTiles)
+  if (options.emulateGPUTiles) {
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256,
                               /*sharedMemory=*/kTileSharedMemory,
                               /*emulate=*/true}));
+    // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
+    VectorTransferToSCFOptions transfers;
+    transfers.enableFullUnroll(true);
+    pm.addPass(createConvertVectorToSCFPass(transfers));
+  }
   pm.addPass(createForallToParallelLoopPass());
   // The tile loops (now scf.parallel; every other loop is sequential) on
   // OpenMP threads: tiles write disjoint outputs, so results do not depend

@@ -5,8 +5,9 @@
 // The attention tiles run as one kernel per op, a block per tile
 // (dat-gpu-map-tiles); every other parallel loop nest of a linalg op is a
 // kernel with one thread per element; with gemm-library the projections
-// are cuBLAS calls. The generated kernels compute in f32 on CUDA cores
-// (bf16 storage with dat-narrow-storage); no tensor-core kernels yet.
+// are cuBLAS calls. A tile's bf16 contractions (QKᵀ, PV, ...) run on the
+// tensor cores as warp-level mma.sync tiles where the tile is whole MMA
+// tiles; everything else computes in f32 on CUDA cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,10 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createDatGPUHostSharedMemory());
   pm.addPass(createGpuKernelOutliningPass());
+  // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
+  // loops are still loops.
+  pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUWarpMmaToNVVM());
+  pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUKernelOccupancy());
 
   buildLoopsToControlFlow(pm);
 

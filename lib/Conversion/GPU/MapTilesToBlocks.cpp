@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Conversion/WarpMma.h"
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -298,7 +300,7 @@ static std::string kernelName(scf::ForallOp forall) {
 
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
-                                 bool emulate) {
+                                 bool emulate, bool mma) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -479,6 +481,23 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   target->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
   for (linalg::LinalgOp op : ops) {
     Location opLoc = op.getLoc();
+    Operation *next = op->getNextNode();
+    // bf16 contractions on the warps' tensor cores.
+    if (mma && blockSize % kWarpSize == 0 && isWarpMmaContraction(op)) {
+      Value warp;
+      rewriter.setInsertionPoint(op);
+      if (!emulate)
+        warp =
+            arith::DivUIOp::create(rewriter, opLoc, threadId, index(kWarpSize));
+      if (failed(buildWarpMmaContraction(rewriter, op, warp,
+                                         blockSize / kWarpSize)))
+        return failure();
+      if (!emulate) {
+        rewriter.setInsertionPoint(next);
+        gpu::BarrierOp::create(rewriter, opLoc);
+      }
+      continue;
+    }
     Value tid = threadId;
     if (emulate) {
       // Threads one after another: each op is complete before the next.
@@ -488,7 +507,6 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       rewriter.moveOpBefore(op, threads.getBody()->getTerminator());
       tid = threads.getInductionVar();
     }
-    Operation *next = op->getNextNode();
     if (failed(distribute(rewriter, op, tid, blockDim)))
       return failure();
     if (!emulate) {
@@ -549,8 +567,8 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
-      if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,
-                             emulate))) {
+      if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory, emulate,
+                             mma))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

@@ -1,0 +1,64 @@
+//===- WarpMma.h - tile contractions on warp-level tensor cores -*- C++ -*-===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// The bf16 contractions of a tile kernel (QKᵀ, PV, ...) run as mma.sync
+// m16n8k16 tiles over the block's warps, in two steps each checkable on its
+// own: buildWarpMmaContraction writes the warp's work as vector IR (which
+// the CPU emulation of the GPU mapping runs), and the warp-mma-to-NVVM
+// patterns distribute that vector IR over the warp's lanes as mma.sync.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAT_CONVERSION_WARPMMA_H
+#define DAT_CONVERSION_WARPMMA_H
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::dat {
+
+/// The MMA shape: m16n8k16, bf16 operands, f32 accumulators.
+inline constexpr int64_t kWarpMmaM = 16;
+inline constexpr int64_t kWarpMmaN = 8;
+inline constexpr int64_t kWarpMmaK = 16;
+inline constexpr int64_t kWarpSize = 32;
+
+/// Whether `op` is a contraction the warps can run on tensor cores:
+/// `C[.., m, n] += A[.., m, k] · B[.., n or k ...]` on buffers (one m, n and
+/// k loop, any batch loops), a multiply-add body, bf16 operands (one may be
+/// f32, rounded to bf16), an f32 accumulator.
+bool isWarpMmaContraction(linalg::LinalgOp op);
+
+/// The indexing maps of an MMA tile's vector.contract: (m, k), (n, k),
+/// (m, n).
+SmallVector<AffineMap> warpMmaIndexingMaps(MLIRContext *ctx);
+
+/// Replaces the contraction `op` by its warp tiles: the warp `warp` of
+/// `warps` computes every `warps`-th 16×8 output tile (batch loops
+/// outermost) as a loop of 16-wide vector.contract steps (A 16×16, B 8×16
+/// as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
+/// padded: their reads past the op's extents give zeros and their writes
+/// stop there. A null `warp` runs the warps one after another (the CPU
+/// emulation). Fails, changing nothing, where `op` is not such a
+/// contraction.
+LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op, Value warp,
+                                      int64_t warps);
+
+/// The fragment a lane holds of an MMA operand tile (vector<16x16xT>: 8
+/// elements, vector<8x16xT>: 4, vector<16x8xT>: 4); other types unchanged.
+void populateWarpMmaTypeConversions(TypeConverter &converter);
+
+/// Distributes buildWarpMmaContraction's vector IR over the lanes of a warp
+/// (gpu.lane_id): transfers of operand tiles become the lane's loads and
+/// stores of its fragment, the bf16 widening and rounding act on fragments,
+/// vector.contract becomes nvvm.mma.sync m16n8k16.
+void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+
+} // namespace mlir::dat
+
+#endif // DAT_CONVERSION_WARPMMA_H

@@ -1,0 +1,323 @@
+//===- WarpMmaContractions.cpp - tile contractions as warp MMA tiles ------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// A bf16 contraction of a tile body (QKᵀ, PV, ...) as the vector program
+// that warp-level tensor cores run: 16×8 output tiles over the block's
+// warps, each the sum over 16-wide reduction steps of
+// vector.contract(A 16×16, B 8×16 (n×k), C 16×8) in f32. The program is
+// ordinary vector IR: the CPU emulation of the GPU mapping runs it as it is,
+// and dat-gpu-warp-mma-to-nvvm turns it into mma.sync on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/WarpMma.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace mlir::dat {
+
+/// `v` as the block argument it is, through one arith.extf from bf16.
+static BlockArgument throughExtension(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    v = ext.getIn();
+  return dyn_cast<BlockArgument>(v);
+}
+
+/// Whether `op`'s body is `out + a * b` (a, b its two inputs, either order,
+/// each possibly widened).
+static bool isMultiplyAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (yield.getNumOperands() != 1 || body->getNumArguments() != 3)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body->getArgument(2);
+  Value product = add.getLhs() == acc   ? add.getRhs()
+                  : add.getRhs() == acc ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  BlockArgument x = throughExtension(mul.getLhs());
+  BlockArgument y = throughExtension(mul.getRhs());
+  if (!x || !y || x.getOwner() != body || y.getOwner() != body)
+    return false;
+  return (x.getArgNumber() == 0 && y.getArgNumber() == 1) ||
+         (x.getArgNumber() == 1 && y.getArgNumber() == 0);
+}
+
+/// The contraction's m, n, k and batch loops: m in A and C, n in B and C,
+/// k (the one reduction) in A and B, batch loops in C and where they like.
+/// C's map is a projected permutation.
+/// m, n and k are plain dims of the operands that use them; batch loops may
+/// also appear in expressions of batch loops only (a grouped-query head,
+/// `h floordiv 2`).
+static std::optional<linalg::ContractionDimensions>
+mmaDims(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto uses = [&](unsigned operand, unsigned loop) {
+    return maps[operand].isFunctionOfDim(loop);
+  };
+  linalg::ContractionDimensions dims;
+  for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    bool a = uses(0, loop), b = uses(1, loop), c = uses(2, loop);
+    bool parallel = iterator == utils::IteratorType::parallel;
+    if (parallel && a && c && !b)
+      dims.m.push_back(loop);
+    else if (parallel && b && c && !a)
+      dims.n.push_back(loop);
+    else if (!parallel && a && b && !c)
+      dims.k.push_back(loop);
+    else if (parallel && c)
+      dims.batch.push_back(loop);
+    else
+      return std::nullopt;
+  }
+  if (dims.m.empty() || dims.n.empty() || dims.k.size() != 1)
+    return std::nullopt;
+  // Of several m (or n) loops, the innermost in C is the tile's, the others
+  // are batch loops (e.g. a projection's [1, rows, in] operand).
+  AffineMap out = maps[2];
+  auto innermostInC = [&](SmallVector<unsigned, 2> &loops) {
+    llvm::sort(loops, [&](unsigned x, unsigned y) {
+      return *out.getResultPosition(getAffineDimExpr(x, op.getContext())) <
+             *out.getResultPosition(getAffineDimExpr(y, op.getContext()));
+    });
+    dims.batch.append(loops.begin(), std::prev(loops.end()));
+    loops.erase(loops.begin(), std::prev(loops.end()));
+  };
+  if (!out.isProjectedPermutation())
+    return std::nullopt;
+  innermostInC(dims.m);
+  innermostInC(dims.n);
+  llvm::SmallBitVector tileLoops(op.getNumLoops());
+  for (unsigned loop : {dims.m[0], dims.n[0], dims.k[0]})
+    tileLoops.set(loop);
+  for (AffineMap map : maps)
+    for (AffineExpr expr : map.getResults()) {
+      if (isa<AffineDimExpr>(expr))
+        continue;
+      for (unsigned loop : tileLoops.set_bits())
+        if (expr.isFunctionOfDim(loop))
+          return std::nullopt;
+    }
+  return dims;
+}
+
+bool isWarpMmaContraction(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !isMultiplyAdd(op) || !mmaDims(op))
+    return false;
+  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  Type a = elementType(op.getDpsInputs()[0]);
+  Type b = elementType(op.getDpsInputs()[1]);
+  // bf16 operands (an f32 one is rounded to bf16 for the product, as a
+  // bf16 program's probabilities are), f32 accumulation. An all-f32
+  // contraction is an fp32 program's: it stays on the CUDA cores.
+  if (!(a.isBF16() || a.isF32()) || !(b.isBF16() || b.isF32()) ||
+      !(a.isBF16() || b.isBF16()) || !elementType(op.getDpsInits()[0]).isF32())
+    return false;
+  // The output is written once per element: its map is a permutation of
+  // the parallel loops.
+  AffineMap out = op.getIndexingMapsArray()[2];
+  if (!out.isProjectedPermutation() ||
+      out.getNumResults() + 1 != op.getNumLoops())
+    return false;
+  return llvm::all_of(op->getOperands(),
+                      [](Value v) { return isa<MemRefType>(v.getType()); });
+}
+
+namespace {
+
+/// Where a contraction's loops are within one warp tile.
+struct WarpTile {
+  linalg::ContractionDimensions dims;
+  SmallVector<Value> ivs; // one per loop; null where not yet placed
+  /// Whether a tile never reaches past the loop's extent, per m/n/k loop.
+  DenseMap<unsigned, bool> inBounds;
+};
+
+} // namespace
+
+/// Where the tile of `operand` whose vector dims are the loops `rows` and
+/// `cols` starts, and how its memref dims map to them.
+static std::pair<SmallVector<Value>, AffineMap>
+tileAccess(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand &operand,
+           const WarpTile &tile, unsigned rows, unsigned cols) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  MLIRContext *ctx = op.getContext();
+  SmallVector<Value> indices;
+  SmallVector<AffineExpr> results(2);
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim) {
+      // An expression of batch loops (mmaDims).
+      indices.push_back(affine::makeComposedAffineApply(
+          b, loc, map.getSubMap({static_cast<unsigned>(i)}),
+          getAsOpFoldResult(tile.ivs)));
+      continue;
+    }
+    unsigned loop = dim.getPosition();
+    indices.push_back(tile.ivs[loop]);
+    if (loop == rows)
+      results[0] = getAffineDimExpr(i, ctx);
+    else if (loop == cols)
+      results[1] = getAffineDimExpr(i, ctx);
+  }
+  return {indices, AffineMap::get(map.getNumResults(), 0, results, ctx)};
+}
+
+/// Reads `operand` of `op` as a vector of `shape` whose dims are the loops
+/// `rows` and `cols`, at the tile's current loop positions.
+static Value readTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      OpOperand &operand, const WarpTile &tile, unsigned rows,
+                      unsigned cols, ArrayRef<int64_t> shape) {
+  auto [indices, permutation] =
+      tileAccess(b, loc, op, operand, tile, rows, cols);
+  Type element = getElementTypeOrSelf(operand.get().getType());
+  Value pad =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  return vector::TransferReadOp::create(
+      b, loc, VectorType::get(shape, element), operand.get(), indices,
+      AffineMapAttr::get(permutation), pad, /*mask=*/Value(),
+      b.getBoolArrayAttr(
+          {tile.inBounds.lookup(rows), tile.inBounds.lookup(cols)}));
+}
+
+/// A 16×16 or 8×16 operand tile as the f32 of its bf16 values.
+static Value asBF16Product(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<VectorType>(tile.getType());
+  if (type.getElementType().isF32())
+    tile = arith::TruncFOp::create(b, loc, type.clone(b.getBF16Type()), tile);
+  return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), tile);
+}
+
+SmallVector<AffineMap> warpMmaIndexingMaps(MLIRContext *ctx) {
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  return {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {n, k}, ctx),
+          AffineMap::get(3, 0, {m, n}, ctx)};
+}
+
+LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op, Value warp,
+                                      int64_t warps) {
+  if (!isWarpMmaContraction(op) || warps < 1)
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  WarpTile tile{*mmaDims(op), {}, {}};
+  unsigned m = tile.dims.m.front(), n = tile.dims.n.front(),
+           k = tile.dims.k.front();
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  auto extent = [&](unsigned loop) {
+    return getValueOrCreateConstantIndexOp(rewriter, loc, ranges[loop].size);
+  };
+  // A tile dim is in bounds where the loop's extent is a known multiple of
+  // it; elsewhere (the last key block, a query tile at the end, d = 8) the
+  // reads pad with zeros, which add nothing to the sums, and the writes
+  // leave out what lies outside.
+  auto whole = [&](unsigned loop, int64_t size) {
+    std::optional<int64_t> extent = getConstantIntValue(ranges[loop].size);
+    return extent && *extent % size == 0;
+  };
+  tile.inBounds = {{m, whole(m, kWarpMmaM)},
+                   {n, whole(n, kWarpMmaN)},
+                   {k, whole(k, kWarpMmaK)}};
+
+  // for (t = warp; t < tiles; t += warps): one 16×8 output tile per step,
+  // batch dims outermost, n fastest.
+  if (!warp) {
+    // Emulation: the warps one after another.
+    auto sequential =
+        scf::ForOp::create(rewriter, loc, index(0), index(warps), index(1));
+    rewriter.setInsertionPointToStart(sequential.getBody());
+    warp = sequential.getInductionVar();
+  }
+  SmallVector<unsigned> outer(tile.dims.batch.begin(), tile.dims.batch.end());
+  outer.push_back(m);
+  outer.push_back(n);
+  SmallVector<Value> counts;
+  Value tiles = index(1);
+  for (unsigned loop : outer) {
+    Value count = extent(loop);
+    if (loop == m)
+      count =
+          arith::CeilDivUIOp::create(rewriter, loc, count, index(kWarpMmaM));
+    else if (loop == n)
+      count =
+          arith::CeilDivUIOp::create(rewriter, loc, count, index(kWarpMmaN));
+    counts.push_back(count);
+    tiles = arith::MulIOp::create(rewriter, loc, tiles, count);
+  }
+  auto strided = scf::ForOp::create(rewriter, loc, warp, tiles, index(warps));
+  rewriter.setInsertionPointToStart(strided.getBody());
+  tile.ivs.assign(op.getNumLoops(), Value());
+  Value rest = strided.getInductionVar();
+  for (int64_t d = outer.size() - 1; d >= 0; --d) {
+    Value position =
+        d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
+    if (outer[d] == m)
+      position =
+          arith::MulIOp::create(rewriter, loc, position, index(kWarpMmaM));
+    else if (outer[d] == n)
+      position =
+          arith::MulIOp::create(rewriter, loc, position, index(kWarpMmaN));
+    tile.ivs[outer[d]] = position;
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+  }
+
+  OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1),
+            &out = op->getOpOperand(2);
+  tile.ivs[k] = index(0);
+  Value acc =
+      readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN});
+  auto steps = scf::ForOp::create(rewriter, loc, index(0), extent(k),
+                                  index(kWarpMmaK), ValueRange{acc});
+  rewriter.setInsertionPointToStart(steps.getBody());
+  tile.ivs[k] = steps.getInductionVar();
+  Value a = asBF16Product(
+      rewriter, loc,
+      readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK}));
+  Value b = asBF16Product(
+      rewriter, loc,
+      readTile(rewriter, loc, op, rhs, tile, n, k, {kWarpMmaN, kWarpMmaK}));
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<AffineMap> maps = warpMmaIndexingMaps(ctx);
+  auto iterators = rewriter.getArrayAttr(
+      {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
+  Value sum = vector::ContractionOp::create(
+      rewriter, loc, a, b, steps.getRegionIterArgs().front(),
+      rewriter.getAffineMapArrayAttr(maps), iterators);
+  scf::YieldOp::create(rewriter, loc, sum);
+
+  rewriter.setInsertionPointAfter(steps);
+  tile.ivs[k] = index(0);
+  auto [indices, permutation] = tileAccess(rewriter, loc, op, out, tile, m, n);
+  vector::TransferWriteOp::create(
+      rewriter, loc, steps.getResult(0), out.get(), indices,
+      AffineMapAttr::get(permutation),
+      /*mask=*/Value(),
+      rewriter.getBoolArrayAttr(
+          {tile.inBounds.lookup(m), tile.inBounds.lookup(n)}));
+  rewriter.eraseOp(op);
+  return success();
+}
+
+} // namespace mlir::dat

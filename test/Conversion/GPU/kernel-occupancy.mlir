@@ -1,0 +1,24 @@
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-kernel-occupancy))' | FileCheck %s
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-kernel-occupancy{blocks-per-sm=4}))' | FileCheck %s --check-prefix=FOUR
+// RUN: not dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-kernel-occupancy{blocks-per-sm=0}))' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Kernels get nvvm.minctasm (PTX .minnctapersm), two blocks per SM by
+// default; a kernel that has one keeps it, other functions get none.
+
+// CHECK-LABEL: gpu.module @m
+// CHECK: gpu.func @k() kernel attributes {nvvm.minctasm = 2 : i32}
+// CHECK: gpu.func @set() kernel attributes {nvvm.minctasm = 1 : i32}
+// CHECK: gpu.func @helper() {
+// FOUR: gpu.func @k() kernel attributes {nvvm.minctasm = 4 : i32}
+// BAD: dat-gpu-kernel-occupancy: blocks-per-sm must be positive, got 0
+gpu.module @m {
+  gpu.func @k() kernel {
+    gpu.return
+  }
+  gpu.func @set() kernel attributes {nvvm.minctasm = 1 : i32} {
+    gpu.return
+  }
+  gpu.func @helper() {
+    gpu.return
+  }
+}

@@ -1,0 +1,126 @@
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="emulate=true block-size=64" | FileCheck %s --check-prefix=EMU
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="mma=false" | FileCheck %s --check-prefix=NOMMA
+
+// The scores of a key block, S[b, q, k] += Q[b, q, d] · K[b, k, d] with bf16
+// operands and an f32 accumulator: the block's 8 warps share S's 16×8 tiles
+// (b outermost, k fastest; ceil-divided: 40 keys are 5 tiles, the query
+// tile, 16 rows, is one), each tile a loop over d in steps of 16 of
+// vector.contract on 16×16 A, 8×16 (n×k) B and 16×8 C tiles, the bf16
+// operands widened to f32. Dims that are multiples of the tile (d = 32, the
+// 16 queries) are read in bounds; the 40 keys are not a multiple of 8
+// everywhere in general (dynamic here), so their reads pad and their writes
+// stop at the end. A barrier follows, as after any op of the tile.
+
+// GPU-LABEL: func.func @scores
+// GPU: gpu.launch
+// GPU:   %[[WARP:.+]] = arith.divui %{{.+}}, %c32{{.*}}
+// GPU:   %[[KT:.+]] = arith.ceildivui %{{.+}}, %c8
+// GPU:   scf.for %[[T:[a-z0-9_]+]] = %[[WARP]] to %{{.+}} step %c8{{.*}}
+// GPU:     %[[N:.+]] = arith.remui %[[T]], %[[KT]]
+// GPU:     %[[N0:.+]] = arith.muli %[[N]], %c8{{.*}}
+// GPU:     %[[ACC:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]], %{{.+}} {in_bounds = [true, false]} : memref<2x16x?xf32{{.*}}>, vector<16x8xf32>
+// GPU:     %[[SUM:.+]] = scf.for %[[D:[a-z0-9_]+]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[C:[a-z0-9_]+]] = %[[ACC]]) -> (vector<16x8xf32>)
+// GPU:       %[[A:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [true, true]} : memref<2x16x32xbf16{{.*}}>, vector<16x16xbf16>
+// GPU:       %[[AF:.+]] = arith.extf %[[A]] : vector<16x16xbf16> to vector<16x16xf32>
+// GPU:       %[[B:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %[[N0]], %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<8x16xbf16>
+// GPU:       %[[BF:.+]] = arith.extf %[[B]] : vector<8x16xbf16> to vector<8x16xf32>
+// GPU:       %[[R:.+]] = vector.contract {indexing_maps = [#[[MAPA:.+]], #[[MAPB:.+]], #[[MAPC:.+]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[AF]], %[[BF]], %[[C]] : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
+// GPU:       scf.yield %[[R]]
+// GPU:     vector.transfer_write %[[SUM]], %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]] {in_bounds = [true, false]}
+// GPU:   gpu.barrier
+// GPU-NOT: linalg.generic
+
+// With emulate, the warps run one after another.
+// EMU-LABEL: func.func @scores
+// EMU-NOT: gpu.
+// EMU: scf.for %[[W:[a-z0-9_]+]] = %c0{{.*}} to %c2{{.*}} step %c1{{.*}}
+// EMU:   scf.for %{{.+}} = %[[W]] to %{{.+}} step %c2{{.*}}
+// EMU:     vector.contract
+
+// NOMMA-LABEL: func.func @scores
+// NOMMA-NOT: vector.contract
+// NOMMA: arith.mulf
+func.func @scores(%q: memref<2x64x32xbf16>, %k: memref<2x64x32xbf16>, %s: memref<2x64x64xf32>, %n: index) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %qt = memref.subview %q[0, %i, 0] [2, 16, 32] [1, 1, 1] : memref<2x64x32xbf16> to memref<2x16x32xbf16, strided<[2048, 32, 1], offset: ?>>
+    %kt = memref.subview %k[0, 0, 0] [2, %n, 32] [1, 1, 1] : memref<2x64x32xbf16> to memref<2x?x32xbf16, strided<[2048, 32, 1]>>
+    %st = memref.subview %s[0, %i, 0] [2, 16, %n] [1, 1, 1] : memref<2x64x64xf32> to memref<2x16x?xf32, strided<[4096, 64, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(b, q, k, d) -> (b, q, d)>, affine_map<(b, q, k, d) -> (b, k, d)>, affine_map<(b, q, k, d) -> (b, q, k)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%qt, %kt : memref<2x16x32xbf16, strided<[2048, 32, 1], offset: ?>>, memref<2x?x32xbf16, strided<[2048, 32, 1]>>)
+        outs(%st : memref<2x16x?xf32, strided<[4096, 64, 1], offset: ?>>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %x = arith.extf %a : bf16 to f32
+      %y = arith.extf %b : bf16 to f32
+      %p = arith.mulf %x, %y : f32
+      %r = arith.addf %c, %p : f32
+      linalg.yield %r : f32
+    }
+  } {dat.origin = "dat.attention"}
+  return
+}
+
+// -----
+
+// P·V with f32 probabilities and grouped-query values (head h reads value
+// head h / 2): P is rounded to bf16 for the product; B is read transposed
+// (n = the value dim, k = the keys) at the grouped head.
+
+// GPU-LABEL: func.func @values
+// GPU: scf.for
+// GPU:   scf.for %[[K:[a-z0-9_]+]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args
+// GPU:     %[[P:.+]] = vector.transfer_read %{{.+}} : memref<4x16x32xf32{{.*}}>, vector<16x16xf32>
+// GPU:     %[[PB:.+]] = arith.truncf %[[P]] : vector<16x16xf32> to vector<16x16xbf16>
+// GPU:     arith.extf %[[PB]]
+// GPU:     %[[H:.+]] = affine.apply #{{.+}}(%{{.+}})
+// GPU:     vector.transfer_read %{{.+}}[%[[H]], %[[K]], %{{.+}}], %{{.+}} {in_bounds = [true, true], permutation_map = #{{.+}}} : memref<2x32x16xbf16>, vector<8x16xbf16>
+// GPU:     vector.contract
+func.func @values(%p: memref<4x64x32xf32>, %v: memref<2x32x16xbf16>, %o: memref<4x64x16xf32>) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %pt = memref.subview %p[0, %i, 0] [4, 16, 32] [1, 1, 1] : memref<4x64x32xf32> to memref<4x16x32xf32, strided<[2048, 32, 1], offset: ?>>
+    %ot = memref.subview %o[0, %i, 0] [4, 16, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<4x16x16xf32, strided<[1024, 16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(h, q, e, k) -> (h, q, k)>, affine_map<(h, q, e, k) -> (h floordiv 2, k, e)>, affine_map<(h, q, e, k) -> (h, q, e)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%pt, %v : memref<4x16x32xf32, strided<[2048, 32, 1], offset: ?>>, memref<2x32x16xbf16>)
+        outs(%ot : memref<4x16x16xf32, strided<[1024, 16, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: bf16, %c: f32):
+      %y = arith.extf %b : bf16 to f32
+      %m = arith.mulf %a, %y : f32
+      %r = arith.addf %c, %m : f32
+      linalg.yield %r : f32
+    }
+  } {dat.origin = "dat.attention"}
+  return
+}
+
+// -----
+
+// What stays on the threads: an fp32 program's contraction (no bf16
+// operand), and a body that is not a multiply-add.
+
+// GPU-LABEL: func.func @not_mma
+// GPU-NOT: vector.
+// GPU: return
+func.func @not_mma(%a: memref<64x32xf32>, %b: memref<32x32xf32>, %c: memref<64x32xf32>,
+                   %x: memref<64x32xbf16>, %y: memref<32x32xbf16>) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %at = memref.subview %a[%i, 0] [16, 32] [1, 1] : memref<64x32xf32> to memref<16x32xf32, strided<[32, 1], offset: ?>>
+    %xt = memref.subview %x[%i, 0] [16, 32] [1, 1] : memref<64x32xbf16> to memref<16x32xbf16, strided<[32, 1], offset: ?>>
+    %ct = memref.subview %c[%i, 0] [16, 32] [1, 1] : memref<64x32xf32> to memref<16x32xf32, strided<[32, 1], offset: ?>>
+    linalg.matmul ins(%at, %b : memref<16x32xf32, strided<[32, 1], offset: ?>>, memref<32x32xf32>)
+                  outs(%ct : memref<16x32xf32, strided<[32, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%xt, %y : memref<16x32xbf16, strided<[32, 1], offset: ?>>, memref<32x32xbf16>)
+        outs(%ct : memref<16x32xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%p: bf16, %q: bf16, %o: f32):
+      %u = arith.extf %p : bf16 to f32
+      %v = arith.extf %q : bf16 to f32
+      %m = arith.mulf %u, %v : f32
+      %r = arith.maximumf %o, %m : f32
+      linalg.yield %r : f32
+    }
+  } {dat.origin = "projection"}
+  return
+}
