@@ -17,8 +17,12 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
     sequential loops inside) is collapsed to one dimension, tiled by
     `block-size` and mapped: tiles to blocks (x), the elements of a tile to
     threads (x), a guard for the partial last tile. Anything nested inside
-    runs sequentially in its thread. `convert-parallel-loops-to-gpu` then
-    turns each nest into a `gpu.launch`.
+    runs sequentially in its thread (nested scf.parallel loops become
+    scf.for). `convert-parallel-loops-to-gpu` then turns each nest into a
+    `gpu.launch`. What canonicalization left on the host of a nest whose
+    parallel dims all have size one (a store, a reduction loop) and touches
+    a buffer not in host memory becomes a `gpu.launch` of one thread: the
+    host touches no device buffer (dat-gpu-check-host-access).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -27,6 +31,7 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
 }
@@ -126,24 +131,61 @@ def DatGPUStageConstants : Pass<"dat-gpu-stage-constants", "::mlir::ModuleOp"> {
     A kernel cannot read the host's constant data (`memref.global`): every
     `memref.get_global` outside kernels becomes a `memref.alloc` and a copy
     of the constant. Run before buffer deallocation (which then frees the
-    copies) and before dat-gpu-host-shared-memory (which puts them in memory
-    the device can read).
+    copies), dat-gpu-device-copies (which makes the copies device copies)
+    and dat-gpu-device-allocations (which puts the buffers in device
+    memory).
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
-def DatGPUHostSharedMemory : Pass<"dat-gpu-host-shared-memory", "::mlir::ModuleOp"> {
-  let summary = "Host-side buffers in memory that host and device share";
+def DatGPUDeviceAllocations : Pass<"dat-gpu-device-allocations", "::mlir::ModuleOp"> {
+  let summary = "Host-side allocations of buffers in device memory";
   let description = [{
     The host code of a GPU program allocates every buffer that a kernel may
     touch: `memref.alloc`/`memref.dealloc` outside kernels become
-    `gpu.alloc host_shared`/`gpu.dealloc` (managed memory: the host code
-    between kernels and the runtime, which reads the results, use them too).
+    `gpu.alloc`/`gpu.dealloc` in device memory (no managed memory: the host
+    touches no buffer's contents after dat-gpu-device-copies, and the
+    runtime copies results out explicitly), each in the asynchronous form
+    that the host waits for (gpu-to-llvm lowers only that). Buffers only
+    the host uses stay host memory: those marked `dat.host_memory` and the
+    deallocation helper's arrays of pointers and flags.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect"
   ];
+}
+
+def DatGPUDeviceCopies : Pass<"dat-gpu-device-copies"> {
+  let summary = "Host copies of buffers as device-side copies";
+  let description = [{
+    Bufferization leaves copies on the host: a cache argument copied before
+    it is updated, a row inserted into a cache, constants staged into
+    buffers. Each becomes a device-side copy: a `gpu.memcpy` (the copy
+    engine) where both sides are contiguous, else a `linalg.copy` that the
+    pipeline turns into a kernel. A `memref.load` on the host from a buffer
+    that is not in host memory (a language model's position) reads a host
+    copy of the buffer, made with `gpu.memcpy` just before (whole buffers of
+    up to 4096 elements; larger ones are an error). Run after the tile
+    loops are kernels and before the remaining linalg ops become loops.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def DatGPUCheckHostAccess : Pass<"dat-gpu-check-host-access"> {
+  let summary = "Fail where host code reads or writes a device buffer";
+  let description = [{
+    After `dat-gpu-device-allocations`: host code (outside kernels) may
+    allocate, free, view and pass buffers, but not access the contents of
+    one in device memory — a function's argument (the runtime binds device
+    buffers) or a `gpu.alloc`. A load, store, copy, linalg or vector
+    transfer there is an error naming the op and where the buffer comes
+    from. (The deallocation helper reads its own host arrays.)
+  }];
 }
 
 def DatGPUStripCompileTimes : Pass<"dat-gpu-strip-compile-times", "::mlir::ModuleOp"> {

@@ -61,12 +61,15 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
       options.blockSize, options.sharedMemory, /*emulate=*/false}));
   pm.addPass(createForallToForLoopPass());
+  // The host touches no buffer: its copies become device copies.
+  pm.addPass(createDatGPUDeviceCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createDatGPUMapParallelLoops(
       DatGPUMapParallelLoopsOptions{options.blockSize}));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
-  pm.addPass(createDatGPUHostSharedMemory());
+  pm.addPass(createDatGPUDeviceAllocations());
+  pm.addPass(createDatGPUCheckHostAccess());
   pm.addPass(createGpuKernelOutliningPass());
   // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
   // loops are still loops.

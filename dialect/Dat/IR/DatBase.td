@@ -55,7 +55,10 @@ def Dat_Dialect : Dialect {
     // On the tile loop dat-peel-tile-loops split off another (its partial
     // last tiles): its tiles are disjoint from those of the loop whose result
     // it continues, so a tile it slices from that output was never written.
-    "::mlir::UnitAttr":$rest_of_split
+    "::mlir::UnitAttr":$rest_of_split,
+    // On a host `memref.alloc` of a GPU program: a buffer only the host uses
+    // (dat-gpu-device-copies' host copies); it stays in host memory.
+    "::mlir::UnitAttr":$host_memory
   );
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{

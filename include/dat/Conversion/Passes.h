@@ -34,9 +34,24 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 scf::ParallelOp loop,
                                                 int64_t blockSize);
 
-/// Rewrites host-side allocations and constants of `module` into memory that
-/// host and device share (see dat-gpu-host-shared-memory).
-void populateHostSharedMemoryPatterns(RewritePatternSet &patterns);
+/// Rewrites host-side allocations of buffers a kernel may touch into device
+/// memory (see dat-gpu-device-allocations).
+void populateDeviceAllocationPatterns(RewritePatternSet &patterns);
+
+/// Whether `op` runs on the host: not inside a kernel nor a GPU module.
+bool isOnHost(Operation *op);
+
+/// Whether only the host uses the buffer `alloc` allocates: one marked
+/// `dat.host_memory`, or an array of pointers or flags for the deallocation
+/// helper (passed to it, otherwise only loaded and stored on the host).
+bool isHostOnly(Operation *alloc);
+
+/// Whether `buffer` is in host memory: a view of a host-only allocation
+/// (isHostOnly) or of a global constant.
+bool isHostMemory(Value buffer);
+
+/// A gpu.memcpy from `src` to `dst` that the host waits for.
+void createBlockingMemcpy(OpBuilder &b, Location loc, Value dst, Value src);
 
 } // namespace dat
 } // namespace mlir

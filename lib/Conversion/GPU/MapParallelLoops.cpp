@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -61,11 +62,72 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
   if (failed(gpu::setMappingAttr(outer, mapTo(ctx, gpu::Processor::BlockX))) ||
       failed(gpu::setMappingAttr(inner, mapTo(ctx, gpu::Processor::ThreadX))))
     return failure();
-  WalkResult nested = inner.getBody()->walk([](scf::ParallelOp op) {
-    return failed(mapSequential(op)) ? WalkResult::interrupt()
-                                     : WalkResult::advance();
+  // Loops nested in the thread's work run sequentially in it: as scf.for
+  // (a sequentially mapped scf.parallel below an scf.for or scf.if would
+  // keep convert-parallel-loops-to-gpu from converting the nest at all).
+  SmallVector<scf::ParallelOp> nested;
+  inner.getBody()->walk([&](scf::ParallelOp op) { nested.push_back(op); });
+  for (scf::ParallelOp op : nested) {
+    rewriter.setInsertionPoint(op);
+    if (succeeded(scf::parallelForToNestedFors(rewriter, op)))
+      continue;
+    if (failed(mapSequential(op)))
+      return failure();
+  }
+  return success();
+}
+
+/// A kernel, or a loop nest mapped to become one.
+static bool isKernel(Operation *op) {
+  return isa<gpu::LaunchOp>(op) ||
+         (isa<scf::ParallelOp>(op) && op->hasAttr(gpu::getMappingAttrName()));
+}
+
+/// Whether `op` (or an op nested in it) reads or writes a buffer that is
+/// not in host memory, outside a kernel.
+static bool touchesDeviceMemory(Operation *op) {
+  WalkResult result = op->walk<WalkOrder::PreOrder>([](Operation *nested) {
+    if (isKernel(nested))
+      return WalkResult::skip();
+    Value buffer;
+    if (auto load = dyn_cast<memref::LoadOp>(nested))
+      buffer = load.getMemref();
+    else if (auto store = dyn_cast<memref::StoreOp>(nested))
+      buffer = store.getMemref();
+    return buffer && !isHostMemory(buffer) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
   });
-  return failure(nested.wasInterrupted());
+  return result.wasInterrupted();
+}
+
+/// Moves each outermost op of `block` (recursively through host loops that
+/// launch kernels) that touches device memory, has no results and launches
+/// no kernel into a kernel of one thread.
+static void wrapHostAccesses(RewriterBase &rewriter, Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (isKernel(&op) || !touchesDeviceMemory(&op))
+      continue;
+    bool launches = op.walk([](Operation *nested) {
+                        return isKernel(nested) ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+                      }).wasInterrupted();
+    if (op.getNumResults() == 0 && !launches) {
+      rewriter.setInsertionPoint(&op);
+      Location loc = op.getLoc();
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto launch =
+          gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
+      rewriter.setInsertionPointToEnd(&launch.getBody().front());
+      auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+      rewriter.moveOpBefore(&op, terminator);
+      continue;
+    }
+    // (A load whose value the host uses is left to
+    // dat-gpu-check-host-access to report.)
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        wrapHostAccesses(rewriter, nested);
+  }
 }
 
 namespace {
@@ -90,6 +152,12 @@ struct GPUMapParallelLoopsPass final
     for (scf::ParallelOp loop : roots)
       if (failed(mapParallelLoopToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
+    // What canonicalization left on the host of a loop nest whose parallel
+    // dims were all of size one (a 1×1 fill, one token's layer-norm
+    // statistics): sequential code on device buffers, a kernel of one
+    // thread each.
+    for (Block &block : getOperation()->getRegion(0))
+      wrapHostAccesses(rewriter, block);
   }
 };
 } // namespace

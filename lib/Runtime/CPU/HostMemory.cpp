@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -79,17 +80,31 @@ static bool copyArguments() {
   return copy;
 }
 
-const void *visibleToProgram(const void *host, size_t bytes) {
+ArgumentCopies::~ArgumentCopies() {
+  for (auto &[key, copy] : byKey)
+    std::free(copy.data);
+}
+
+const void *visibleToProgram(const void *host, size_t bytes,
+                             ArgumentCopies &copies, const void *key,
+                             bool constant) {
   if (!copyArguments())
     return host;
-  static std::map<const void *, std::vector<unsigned char>> copies;
-  std::vector<unsigned char> &copy = copies[host];
-  copy.assign(static_cast<const unsigned char *>(host),
-              static_cast<const unsigned char *>(host) + bytes);
-  return copy.data();
+  ArgumentCopies::Copy &copy = copies.byKey[key];
+  if (copy.bytes != bytes || !copy.data) {
+    std::free(copy.data);
+    copy.data = std::malloc(bytes ? bytes : 1);
+    copy.bytes = bytes;
+  } else if (constant) {
+    return copy.data;
+  }
+  std::memcpy(copy.data, host, bytes);
+  return copy.data;
 }
 
 bool argumentsOnDevice() { return false; }
+
+void finishCall() {}
 
 void checkDevice() {}
 

@@ -94,8 +94,8 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
       k = narrow(x.sizes[1], "K");
   const Cublas &c = cublas();
-  // Errors the synchronization below (or a later one) reports are this
-  // GEMM's, not the last generated kernel's.
+  // Errors a later synchronization reports are this GEMM's, unless work
+  // queued after it is named instead (DAT_SYNC_LAUNCHES=1 waits here).
   std::string what = std::string("cuBLAS GEMM ") + name +
                      " (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
                      ", K=" + std::to_string(k) + ")";
@@ -108,7 +108,7 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
                       narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
   if (s)
     die("cublasGemmEx failed with status " + std::to_string(s) + " in " + what);
-  mgpuStreamSynchronize(mgpuStreamCreate());
+  mgpuStreamSynchronize(mgpuStreamCreate()); // a no-op unless asked for
 }
 
 } // namespace

@@ -79,6 +79,14 @@ void profileAfterLaunch();
 bool isDeviceBlock(const void *p);
 /// Whether `p` is any block the runtime allocated (device or managed).
 bool isRuntimeBlock(const void *p);
+/// Whether `p` is plain host memory, not the driver's (DeviceMemory.cpp).
+bool isHostMemory(const void *p);
+
+/// Waits for everything queued on the program's stream: once per call, and
+/// wherever the host reads what the GPU wrote. Errors name the last work
+/// queued (with DAT_SYNC_LAUNCHES=1 every launch is waited for, so that an
+/// error names the kernel that caused it).
+void synchronize(const char *why);
 
 /// Symbol `name` of `lib` (loaded at run time as `library`), or exit saying
 /// the library is older than the program needs.

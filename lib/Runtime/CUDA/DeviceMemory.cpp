@@ -1,10 +1,11 @@
-//===- DeviceMemory.cpp - arguments in managed memory ---------------------===//
+//===- DeviceMemory.cpp - arguments in device memory ----------------------===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// GPU programs read every argument from managed memory: a weight is copied
-// there once per binding, inputs on each run; buffers the program itself
-// returned (decode caches) are already there.
+// GPU programs read every argument from device memory: a weight is
+// uploaded once per program, an input copied on each bind; buffers the
+// program itself returned (decode caches) are already there. Copies go on
+// the program's one stream, ordered with its kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,13 +20,16 @@
 #include <vector>
 
 extern "C" void mgpuMemFree(void *ptr, void *stream);
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
 
 namespace datrt {
 
 using cuda::CUdeviceptr;
 
-static bool isManaged(const void *p) {
-  unsigned managed = 0;
+/// What cuPointerGetAttribute says about `p`: not the driver's memory
+/// (plain host memory), or the driver's, managed or not.
+static bool pointerAttribute(const void *p, unsigned &managed) {
+  managed = 0;
   const int kIsManaged = 8; // CU_POINTER_ATTRIBUTE_IS_MANAGED
   cuda::CUresult r = cuda::driver().cuPointerGetAttribute(
       &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p));
@@ -35,33 +39,63 @@ static bool isManaged(const void *p) {
   if (r == 1 /*CUDA_ERROR_INVALID_VALUE*/)
     return false;
   cuda::check(r, "cuPointerGetAttribute", "classifying a buffer");
-  return managed != 0;
+  return true;
 }
 
-const void *visibleToProgram(const void *host, size_t bytes) {
-  if (isManaged(host))
+static bool isManaged(const void *p) {
+  unsigned managed = 0;
+  return pointerAttribute(p, managed) && managed != 0;
+}
+
+static bool isDriverMemory(const void *p) {
+  unsigned managed = 0;
+  return pointerAttribute(p, managed);
+}
+
+ArgumentCopies::~ArgumentCopies() {
+  for (auto &[key, copy] : byKey)
+    if (copy.data)
+      cuda::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(copy.data));
+}
+
+bool cuda::isHostMemory(const void *p) {
+  return !cuda::isRuntimeBlock(p) && !isDriverMemory(p);
+}
+
+const void *visibleToProgram(const void *host, size_t bytes,
+                             ArgumentCopies &copies, const void *key,
+                             bool constant) {
+  // A buffer the program returned (a decode cache) is on the device
+  // already; managed memory (a caller's) is readable there.
+  if (cuda::isRuntimeBlock(host) || isManaged(host))
     return host;
-  struct Copy {
-    CUdeviceptr ptr;
-    size_t bytes;
-  };
-  static std::map<const void *, Copy> copies;
-  Copy &c = copies[host];
-  if (c.bytes < bytes) {
-    memoryStats().arguments += bytes - c.bytes;
-    if (c.ptr)
-      cuda::check(cuda::driver().cuMemFree(c.ptr), "cuMemFree");
-    cuda::check(cuda::driver().cuMemAllocManaged(&c.ptr, bytes ? bytes : 1,
-                                                 /*CU_MEM_ATTACH_GLOBAL=*/1),
-                "cuMemAllocManaged", "an argument of the program");
-    c.bytes = bytes;
+  ArgumentCopies::Copy &copy = copies.byKey[key];
+  if (copy.bytes != bytes || !copy.data) {
+    if (copy.data) {
+      cuda::check(
+          cuda::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(copy.data)),
+          "cuMemFree");
+      memoryStats().arguments -= copy.bytes;
+    }
+    CUdeviceptr p = 0;
+    cuda::check(cuda::driver().cuMemAlloc(&p, bytes ? bytes : 1), "cuMemAlloc",
+                (std::to_string(bytes) + " bytes for an argument of the "
+                                         "program")
+                    .c_str());
+    memoryStats().arguments += bytes;
+    copy = {reinterpret_cast<void *>(p), bytes};
+  } else if (constant) {
+    return copy.data; // a weight, uploaded once
   }
-  // Every kernel has finished (launches synchronize): the host may write.
-  std::memcpy(reinterpret_cast<void *>(c.ptr), host, bytes);
-  return reinterpret_cast<const void *>(c.ptr);
+  // On the program's stream, ahead of the kernels that read it (a copy
+  // from pageable memory returns once the source may be reused).
+  mgpuMemcpy(copy.data, const_cast<void *>(host), bytes, nullptr);
+  return copy.data;
 }
 
 bool argumentsOnDevice() { return true; }
+
+void finishCall() { cuda::synchronize("the end of a call"); }
 
 void checkDevice() {
   std::string why = cuda::unusableDriver();
@@ -81,15 +115,13 @@ void freeProgramBuffer(void *buffer) {
 const void *hostView(const void *allocated, const void *buffer, size_t bytes) {
   if (!cuda::isDeviceBlock(allocated))
     return buffer; // managed or host memory: the host reads it directly
-  // Device memory: a host copy, one per buffer, refreshed on every view.
+  // Device memory: a host copy, one per buffer, refreshed on every view,
+  // once the program's stream (its kernels and copies) has finished.
   static std::map<const void *, std::vector<uint8_t>> copies;
   std::vector<uint8_t> &copy = copies[buffer];
   copy.resize(bytes);
-  cuda::check(
-      cuda::driver().cuMemcpy(reinterpret_cast<CUdeviceptr>(copy.data()),
-                              reinterpret_cast<CUdeviceptr>(buffer), bytes),
-      "cuMemcpy", "reading a result from the GPU");
-  return copy.data();
+  mgpuMemcpy(copy.data(), const_cast<void *>(buffer), bytes, nullptr);
+  return copy.data(); // (a copy to host memory waits for the stream)
 }
 
 } // namespace datrt

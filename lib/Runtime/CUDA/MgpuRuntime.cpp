@@ -16,6 +16,7 @@
 #include "../Program/Profile.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -114,6 +115,23 @@ bool isRuntimeBlock(const void *p) {
 }
 } // namespace datrt::cuda
 
+/// DAT_SYNC_LAUNCHES=1: wait after every launch, so that an error names the
+/// kernel that caused it.
+static bool syncLaunches() {
+  static const bool sync = [] {
+    const char *v = std::getenv("DAT_SYNC_LAUNCHES");
+    return v && *v && *v != '0';
+  }();
+  return sync;
+}
+
+extern "C" void *mgpuStreamCreate();
+
+void datrt::cuda::synchronize(const char *why) {
+  check(driver().cuStreamSynchronize(mgpuStreamCreate()), "cuStreamSynchronize",
+        (std::string(why) + ", after " + lastKernel).c_str());
+}
+
 extern "C" {
 
 void *mgpuModuleLoad(void *data, int64_t /*size*/) {
@@ -170,7 +188,7 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
 }
 
 void *mgpuStreamCreate() {
-  // One stream for the whole program: launches synchronize anyway.
+  // One stream for the whole program: its work runs in the order queued.
   static Handle stream = [] {
     Handle s = nullptr;
     check(driver().cuStreamCreate(&s, /*CU_STREAM_NON_BLOCKING=*/1),
@@ -182,9 +200,13 @@ void *mgpuStreamCreate() {
 
 void mgpuStreamDestroy(void *) {}
 
-void mgpuStreamSynchronize(void *stream) {
-  check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize",
-        lastKernel.c_str());
+void mgpuStreamSynchronize(void *) {
+  // The generated code waits after every launch, allocation and copy; all
+  // of them are on the program's one stream, in order, and the host reads
+  // nothing between them (dat-gpu-check-host-access): the one wait is at the
+  // end of the call (finishCall), or where a copy reaches host memory.
+  if (syncLaunches())
+    datrt::cuda::synchronize("a launch (DAT_SYNC_LAUNCHES)");
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -203,7 +225,8 @@ void mgpuEventDestroy(void *event) {
 }
 
 void mgpuEventSynchronize(void *event) {
-  (void)event; // launches synchronize their stream already
+  check(driver().cuEventSynchronize(event), "cuEventSynchronize",
+        lastKernel.c_str());
 }
 
 void mgpuEventRecord(void *event, void *stream) {
@@ -228,8 +251,8 @@ void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
 }
 
 void mgpuMemFree(void *ptr, void * /*stream*/) {
-  // Kept for the next allocation of the same kind and size (every launch
-  // has finished: the generated code waits for each).
+  // Kept for the next allocation of the same kind and size: work that
+  // still uses it was queued before, on the one stream, and runs first.
   auto it = liveBlocks().find(ptr);
   if (it == liveBlocks().end()) {
     check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
@@ -248,6 +271,9 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
                                reinterpret_cast<CUdeviceptr>(src), bytes,
                                stream ? stream : mgpuStreamCreate()),
         "cuMemcpyAsync", (std::to_string(bytes) + " bytes").c_str());
+  // The host reads what it copies to host memory (a position, a result).
+  if (datrt::cuda::isHostMemory(dst))
+    datrt::cuda::synchronize("a copy to host memory");
 }
 
 void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {

@@ -131,7 +131,8 @@ static std::vector<int64_t> descriptor(const void *data,
 Call::Call(const dat::json::Value &section, void (*entry)(void **))
     : args(readSlots(section.get("args"), true)),
       results(readSlots(section.get("results"), false)), entry(entry),
-      packed(std::make_shared<PackedWeights>()) {
+      packed(std::make_shared<SharedWeights>()),
+      inputCopies(std::make_shared<ArgumentCopies>()) {
   argDescs.resize(args.size());
   size_t words = 0;
   for (const Slot &s : results) {
@@ -143,7 +144,11 @@ Call::Call(const dat::json::Value &section, void (*entry)(void **))
 
 void Call::bind(size_t i, const void *data) {
   size_t bytes = args[i].numElements() * dat::dtypeSize(args[i].dtype);
-  argDescs[i] = descriptor(visibleToProgram(data, bytes), args[i].shape);
+  bool weight = args[i].kind == Slot::Weight;
+  const void *visible =
+      weight ? visibleToProgram(data, bytes, packed->copies, data, true)
+             : visibleToProgram(data, bytes, *inputCopies, &args[i], false);
+  argDescs[i] = descriptor(visible, args[i].shape);
 }
 
 void checkValues(const Slot &s, const void *data, const std::string &what,
@@ -189,7 +194,7 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
     // Packed once, here: the program reads this weight transposed. Calls
     // that share their packing (forward and step) pack it once between them.
     size_t elt = dat::dtypeSize(s.dtype);
-    std::vector<uint8_t> &copy = (*packed)[{file.path(), key}];
+    std::vector<uint8_t> &copy = packed->packed[{file.path(), key}];
     if (copy.size() != s.numElements() * elt) {
       copy.assign(s.numElements() * elt, 0);
       transposeInto(copy.data(), static_cast<const uint8_t *>(t->data),
@@ -218,6 +223,7 @@ void Call::run() {
     ptrs.push_back(d.data());
   }
   entry(ptrs.data());
+  finishCall();
 }
 
 void Call::copyResult(size_t r, void *out) const {

@@ -14,6 +14,8 @@
 #include "dat/Support/SafeTensors.h"
 #include "dat/Support/TinyJson.h"
 
+#include "ProgramMemory.h"
+
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -89,11 +91,16 @@ public:
 private:
   void (*entry)(void **);
   std::vector<std::vector<int64_t>> argDescs;
-  /// The packed copies of weights with a permutation, bound in their place,
-  /// by (file, key).
-  using PackedWeights =
-      std::map<std::pair<std::string, std::string>, std::vector<uint8_t>>;
-  std::shared_ptr<PackedWeights> packed;
+  /// What the calls of one program share about its weights: the packed
+  /// copies of weights with a permutation, bound in their place, by (file,
+  /// key), and the weights' copies where the program reads them.
+  struct SharedWeights {
+    std::map<std::pair<std::string, std::string>, std::vector<uint8_t>> packed;
+    ArgumentCopies copies;
+  };
+  std::shared_ptr<SharedWeights> packed;
+  /// The inputs' copies where the program reads them, by slot.
+  std::shared_ptr<ArgumentCopies> inputCopies;
   std::vector<int64_t> resultDescs;
   std::vector<size_t> resultOffsets;
 };

@@ -33,3 +33,60 @@ func.func @nest(%a: memref<2x3x5xf32>, %b: memref<2x3xf32>) {
   }
   return
 }
+
+// A parallel loop below the thread's sequential loop (a linalg op whose
+// reduction dim comes before a parallel one) runs as scf.for in the thread:
+// left an scf.parallel, it would keep convert-parallel-loops-to-gpu from
+// converting the nest, which would then run on the host.
+// CHECK-LABEL: func.func @inner_parallel
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     scf.for %{{.+}} = %c0 to %{{.+}}
+// CHECK-NEXT:  scf.for %{{.+}} = %c0 to %c4
+// CHECK-NOT: scf.parallel
+// CHECK: mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @inner_parallel(%p: memref<2x?xf32>, %v: memref<?x4xf32>, %o: memref<2x4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    scf.for %k = %c0 to %n step %c1 {
+      scf.parallel (%e) = (%c0) to (%c4) step (%c1) {
+        %x = memref.load %p[%i, %k] : memref<2x?xf32>
+        %y = memref.load %v[%k, %e] : memref<?x4xf32>
+        %z = memref.load %o[%i, %e] : memref<2x4xf32>
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %z, %m : f32
+        memref.store %s, %o[%i, %e] : memref<2x4xf32>
+      }
+    }
+  }
+  return
+}
+
+// What canonicalization left on the host of a nest whose parallel dims all
+// have size one (one token's layer-norm statistics: a loop over the
+// features) becomes a kernel of one thread.
+// CHECK-LABEL: func.func @folded
+// CHECK: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[ONE:.+]], %{{.+}} = %[[ONE]], %{{.+}} = %[[ONE]]) threads
+// CHECK:   memref.store
+// CHECK:   gpu.terminator
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     memref.load
+// CHECK:   gpu.terminator
+func.func @folded(%x: memref<1x64xf32>, %s: memref<1x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %s[%c0, %c0] : memref<1x1xf32>
+  scf.for %k = %c0 to %c64 step %c1 {
+    %a = memref.load %x[%c0, %k] : memref<1x64xf32>
+    %b = memref.load %s[%c0, %c0] : memref<1x1xf32>
+    %c = arith.addf %a, %b : f32
+    memref.store %c, %s[%c0, %c0] : memref<1x1xf32>
+  }
+  return
+}

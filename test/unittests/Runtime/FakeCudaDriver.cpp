@@ -6,7 +6,8 @@
 // driver would for memory and streams (no kernels run). "Device" memory is
 // malloc'ed 64 bytes past the block's start, so that std::free on it — a
 // device pointer taken for a host one — is an invalid free. Test controls
-// (fake_cuda_*) inject errors and report which stream a copy used.
+// (fake_cuda_*) inject errors and report which stream a copy used and how
+// many copies, managed allocations and synchronizations there were.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@ std::map<uint64_t, Block> &blocks() {
 }
 int syncError = 0, pointerError = 0;
 void *lastCopyStream = nullptr;
+int copies = 0, managedAllocations = 0, syncs = 0;
 int stream = 0;
 } // namespace
 
@@ -33,6 +35,9 @@ extern "C" {
 void fake_cuda_set_sync_error(int e) { syncError = e; }
 void fake_cuda_set_pointer_error(int e) { pointerError = e; }
 void *fake_cuda_last_copy_stream() { return lastCopyStream; }
+int fake_cuda_copies() { return copies; }
+int fake_cuda_managed_allocations() { return managedAllocations; }
+int fake_cuda_syncs() { return syncs; }
 
 int cuInit(unsigned) { return 0; }
 int cuDeviceGet(int *d, int) {
@@ -62,7 +67,10 @@ int cuStreamCreate(void **s, unsigned) {
   *s = &stream;
   return 0;
 }
-int cuStreamSynchronize(void *) { return syncError; }
+int cuStreamSynchronize(void *) {
+  ++syncs;
+  return syncError;
+}
 int cuStreamDestroy_v2(void *) { return 0; }
 int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
 int cuEventCreate(void **e, unsigned) {
@@ -85,6 +93,7 @@ static int allocate(uint64_t *p, size_t bytes, bool managed) {
   return 0;
 }
 int cuMemAllocManaged(uint64_t *p, size_t bytes, unsigned) {
+  ++managedAllocations;
   return allocate(p, bytes, true);
 }
 int cuMemAlloc_v2(uint64_t *p, size_t bytes) {
@@ -105,6 +114,7 @@ int cuMemcpy(uint64_t dst, uint64_t src, size_t bytes) {
 }
 int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t bytes, void *s) {
   lastCopyStream = s;
+  ++copies;
   return cuMemcpy(dst, src, bytes);
 }
 int cuMemsetD32Async(uint64_t dst, unsigned value, size_t count, void *s) {

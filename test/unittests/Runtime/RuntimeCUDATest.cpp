@@ -24,10 +24,14 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
 void mgpuMemFree(void *ptr, void *stream);
 void *mgpuStreamCreate();
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
+void mgpuStreamSynchronize(void *stream);
 void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream);
 void fake_cuda_set_sync_error(int e);
 void fake_cuda_set_pointer_error(int e);
 void *fake_cuda_last_copy_stream();
+int fake_cuda_copies();
+int fake_cuda_managed_allocations();
+int fake_cuda_syncs();
 void *mgpuModuleLoad(void *data, int64_t size);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
@@ -46,15 +50,40 @@ TEST(CublasGemm, ErrorsNameTheGemmAndItsShape) {
   ::setenv("DAT_CUBLAS", DAT_FAKE_CUBLAS, 1);
   float x[2 * 4] = {}, w[3 * 4] = {}, y[2 * 3] = {};
   auto mx = matrix(x, 2, 4), mw = matrix(w, 3, 4), my = matrix(y, 2, 3);
-  // An error the synchronization after the GEMM reports is the GEMM's, not
-  // the last generated kernel's.
+  // An error the call's synchronization reports after the GEMM names the
+  // GEMM, not the last generated kernel.
   EXPECT_DEATH(
       {
         fake_cuda_set_sync_error(700);
         _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
+        datrt::finishCall();
       },
-      "cuStreamSynchronize \\(cuBLAS GEMM dat_gemm_f32 \\(M=2, N=3, K=4\\)\\): "
-      "CUDA_ERROR_ILLEGAL_ADDRESS");
+      "cuStreamSynchronize \\(the end of a call, after cuBLAS GEMM "
+      "dat_gemm_f32 \\(M=2, N=3, K=4\\)\\): CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+TEST(MgpuRuntime, OneSynchronizationPerCall) {
+  // The generated code waits after every launch and copy; those waits are
+  // free (one stream, in order) but for copies to host memory, which the
+  // host reads at once; the call waits once, at its end.
+  static const char image[] = "image";
+  void *module = mgpuModuleLoad(const_cast<char *>(image), sizeof(image));
+  void *fn = mgpuModuleGetFunction(module, "forward_kernel");
+  void *d = mgpuMemAlloc(16, nullptr, /*hostShared=*/false);
+  float host[4] = {1, 2, 3, 4};
+  int syncs = fake_cuda_syncs();
+  for (int i = 0; i < 3; ++i) {
+    mgpuLaunchKernel(fn, 4, 1, 1, 256, 1, 1, 0, mgpuStreamCreate(), nullptr,
+                     nullptr, 0);
+    mgpuStreamSynchronize(mgpuStreamCreate());
+  }
+  mgpuMemcpy(d, host, sizeof(host), nullptr); // to the device: no wait
+  EXPECT_EQ(fake_cuda_syncs(), syncs);
+  mgpuMemcpy(host, d, sizeof(host), nullptr); // to the host: a wait
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 1);
+  datrt::finishCall();
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 2);
+  mgpuMemFree(d, nullptr);
 }
 
 TEST(CudaDriver, DieFlushesWhatTheProgramPrinted) {
@@ -98,17 +127,61 @@ TEST(DeviceMemory, OnlyInvalidValueMeansHostMemory) {
   // After a sticky error every driver call fails: a buffer must not then be
   // classified as host memory.
   float host[4] = {};
+  datrt::ArgumentCopies copies;
   EXPECT_DEATH(
       {
         fake_cuda_set_pointer_error(700);
-        datrt::visibleToProgram(host, sizeof(host));
+        datrt::visibleToProgram(host, sizeof(host), copies, host, false);
       },
       "cuPointerGetAttribute \\(classifying a buffer\\): "
       "CUDA_ERROR_ILLEGAL_ADDRESS");
   // Plain host memory (the driver answers CUDA_ERROR_INVALID_VALUE) is
   // copied into memory the kernels can read.
-  const void *visible = datrt::visibleToProgram(host, sizeof(host));
+  const void *visible =
+      datrt::visibleToProgram(host, sizeof(host), copies, host, false);
   EXPECT_NE(visible, static_cast<const void *>(host));
+}
+
+TEST(DeviceMemory, WeightsUploadOnceInputsOnEveryBind) {
+  int managed = fake_cuda_managed_allocations();
+  float weight[4] = {1, 2, 3, 4}, input[4] = {5, 6, 7, 8};
+  datrt::ArgumentCopies weights, inputs;
+  int before = fake_cuda_copies();
+  const void *w = datrt::visibleToProgram(weight, sizeof(weight), weights,
+                                          weight, /*constant=*/true);
+  const void *x = datrt::visibleToProgram(input, sizeof(input), inputs, &inputs,
+                                          /*constant=*/false);
+  EXPECT_EQ(fake_cuda_copies(), before + 2);
+  EXPECT_EQ(static_cast<const float *>(w)[3], 4.0f); // the fake's device
+  EXPECT_EQ(static_cast<const float *>(x)[0], 5.0f); // memory is host memory
+  // Bound again (the step function of the same program, the next run): the
+  // weight is not copied again, the input is, into the same buffer.
+  input[0] = 9;
+  EXPECT_EQ(
+      datrt::visibleToProgram(weight, sizeof(weight), weights, weight, true),
+      w);
+  EXPECT_EQ(
+      datrt::visibleToProgram(input, sizeof(input), inputs, &inputs, false), x);
+  EXPECT_EQ(fake_cuda_copies(), before + 3);
+  EXPECT_EQ(static_cast<const float *>(x)[0], 9.0f);
+  // A buffer the program returned (a decode cache) is bound as it is.
+  void *cache = mgpuMemAlloc(16, nullptr, /*hostShared=*/false);
+  EXPECT_EQ(datrt::visibleToProgram(cache, 16, inputs, &weights, false), cache);
+  mgpuMemFree(cache, nullptr);
+  // None of it is managed memory.
+  EXPECT_EQ(fake_cuda_managed_allocations(), managed);
+}
+
+TEST(DeviceMemory, ResultsAreReadOnceTheStreamIsDone) {
+  void *p = mgpuMemAlloc(16, nullptr, /*hostShared=*/false);
+  static_cast<float *>(p)[1] = 2.5f;
+  int syncs = fake_cuda_syncs();
+  const auto *view = static_cast<const float *>(datrt::hostView(p, p, 16));
+  EXPECT_NE(static_cast<const void *>(view), p);
+  EXPECT_EQ(view[1], 2.5f);
+  EXPECT_EQ(fake_cuda_last_copy_stream(), mgpuStreamCreate());
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 1);
+  mgpuMemFree(p, nullptr);
 }
 
 TEST(MgpuRuntime, CopiesAndFillsRunOnTheKernelsStream) {

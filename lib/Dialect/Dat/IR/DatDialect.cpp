@@ -140,9 +140,14 @@ LogicalResult DatDialect::verifyOperationAttribute(Operation *op,
                                << op->getName() << "' is not a loop";
     return success();
   }
-  if (name == kRestOfSplitAttr || name == kRecomputePerTileAttr) {
+  if (name == kRestOfSplitAttr || name == kRecomputePerTileAttr ||
+      name == kHostMemoryAttr) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' is a unit attribute";
+    if (name == kHostMemoryAttr &&
+        op->getName().getStringRef() != "memref.alloc")
+      return op->emitOpError()
+             << "'" << name << "' marks host allocations (memref.alloc)";
     if (name == kRestOfSplitAttr && op->getNumRegions() == 0)
       return op->emitOpError() << "'" << name << "' marks tile loops; '"
                                << op->getName() << "' is not a loop";

@@ -29,6 +29,9 @@ inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
 /// `dat.rest_of_split` on the partial-tile loop split off a tile loop.
 inline constexpr llvm::StringLiteral kRestOfSplitAttr =
     DatDialect::RestOfSplitAttrHelper::getNameStr();
+/// `dat.host_memory` on a host allocation only the host uses.
+inline constexpr llvm::StringLiteral kHostMemoryAttr =
+    DatDialect::HostMemoryAttrHelper::getNameStr();
 
 /// Whether `op` is a tile loop made by a dat tiling pass (it carries
 /// `dat.origin`).

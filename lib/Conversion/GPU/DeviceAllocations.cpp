@@ -1,14 +1,15 @@
-//===- HostSharedMemory.cpp - host buffers the device can read ------------===//
+//===- DeviceAllocations.cpp - the program's buffers in device memory -----===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
-// The first GPU programs keep the CPU program's structure: the host code
-// allocates, copies and loops, kernels do the arithmetic. Managed memory
-// lets both sides use every buffer without explicit transfers.
+// The host code allocates and frees the buffers kernels use, and copies
+// constants into them; the buffers live in device memory. (Only the
+// buffers the host alone uses stay in host memory.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -18,35 +19,53 @@
 namespace mlir::dat {
 
 #define GEN_PASS_DEF_DATGPUSTAGECONSTANTS
-#define GEN_PASS_DEF_DATGPUHOSTSHAREDMEMORY
+#define GEN_PASS_DEF_DATGPUDEVICEALLOCATIONS
 #include "dat/Conversion/Passes.h.inc"
 
-/// Host code: not inside a kernel, nor in a GPU module.
-static bool onHost(Operation *op) {
-  return !op->getParentOfType<gpu::LaunchOp>() &&
-         !op->getParentOfType<gpu::GPUModuleOp>();
+/// The allocation a view chain starts from, if any.
+static memref::AllocOp rootAllocation(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(def))
+      return alloc;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return nullptr;
+    buffer = view.getViewSource();
+  }
+  return nullptr;
 }
 
 namespace {
 
-struct AllocToHostShared final : OpRewritePattern<memref::AllocOp> {
+struct AllocToDevice final : OpRewritePattern<memref::AllocOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(memref::AllocOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!onHost(op))
+    if (!isOnHost(op) || isHostOnly(op))
       return failure();
-    rewriter.replaceOpWithNewOp<gpu::AllocOp>(
-        op, op.getType(), /*asyncToken=*/Type(), ValueRange{},
-        op.getDynamicSizes(), op.getSymbolOperands(), rewriter.getUnitAttr());
+    // Device memory: the host touches no buffer's contents (copies are
+    // device copies, dat-gpu-device-copies; dat-gpu-check-host-access
+    // checks it) and the runtime copies results out explicitly.
+    Location loc = op.getLoc();
+    Type token = rewriter.getType<gpu::AsyncTokenType>();
+    Value start =
+        gpu::WaitOp::create(rewriter, loc, token, ValueRange{}).getAsyncToken();
+    auto alloc = gpu::AllocOp::create(
+        rewriter, loc, op.getType(), token, ValueRange{start},
+        op.getDynamicSizes(), op.getSymbolOperands(), /*hostShared=*/nullptr);
+    gpu::WaitOp::create(rewriter, loc, Type(),
+                        ValueRange{alloc.getAsyncToken()});
+    rewriter.replaceOp(op, alloc.getMemref());
     return success();
   }
 };
 
-struct DeallocToHostShared final : OpRewritePattern<memref::DeallocOp> {
+struct DeallocOnDevice final : OpRewritePattern<memref::DeallocOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(memref::DeallocOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!onHost(op))
+    memref::AllocOp root = rootAllocation(op.getMemref());
+    if (!isOnHost(op) || (root && isHostOnly(root)))
       return failure();
     // The runtime call of gpu.dealloc takes a stream: free on a fresh one
     // and wait for it (gpu-to-llvm lowers only the async form).
@@ -83,7 +102,7 @@ struct GPUStageConstantsPass final
   void runOnOperation() override {
     SmallVector<memref::GetGlobalOp> constants;
     getOperation()->walk([&](memref::GetGlobalOp op) {
-      if (onHost(op))
+      if (isOnHost(op))
         constants.push_back(op);
     });
     OpBuilder b(&getContext());
@@ -92,11 +111,11 @@ struct GPUStageConstantsPass final
   }
 };
 
-struct GPUHostSharedMemoryPass final
-    : impl::DatGPUHostSharedMemoryBase<GPUHostSharedMemoryPass> {
+struct GPUDeviceAllocationsPass final
+    : impl::DatGPUDeviceAllocationsBase<GPUDeviceAllocationsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateHostSharedMemoryPatterns(patterns);
+    populateDeviceAllocationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
@@ -104,8 +123,8 @@ struct GPUHostSharedMemoryPass final
 
 } // namespace
 
-void populateHostSharedMemoryPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllocToHostShared, DeallocToHostShared>(patterns.getContext());
+void populateDeviceAllocationPatterns(RewritePatternSet &patterns) {
+  patterns.add<AllocToDevice, DeallocOnDevice>(patterns.getContext());
 }
 
 } // namespace mlir::dat
