@@ -6,7 +6,10 @@
 
 #include "Program.h"
 
+#include "ProgramMemory.h"
+
 #include <algorithm>
+#include <set>
 
 namespace datrt {
 
@@ -21,6 +24,7 @@ Decoder::Decoder(const dat::json::Value &stepSection, void (*stepFn)(void **))
     : call(stepSection, stepFn), idxSlot(findSlot(call.args, "idx")),
       posSlot(findSlot(call.args, "position")) {
   caches.resize(call.args.size());
+  resident.resize(call.args.size(), {nullptr, nullptr});
   for (size_t i = 0; i < call.args.size(); ++i)
     if (call.args[i].kind == Slot::Cache) {
       caches[i].resize(call.args[i].numElements() *
@@ -31,7 +35,19 @@ Decoder::Decoder(const dat::json::Value &stepSection, void (*stepFn)(void **))
   reset();
 }
 
+Decoder::~Decoder() { releaseResident(); }
+
+void Decoder::releaseResident() {
+  for (auto &[allocated, data] : resident)
+    if (allocated) {
+      freeProgramBuffer(allocated);
+      allocated = nullptr;
+      data = nullptr;
+    }
+}
+
 void Decoder::reset() {
+  releaseResident();
   for (std::vector<uint8_t> &c : caches)
     std::fill(c.begin(), c.end(), 0);
   pos = 0;
@@ -50,12 +66,28 @@ void Decoder::step(const int64_t *tokens, void *out, const std::string &what) {
   call.bind(idxSlot, tokens);
   call.bind(posSlot, &position);
   for (auto [r, a] : cacheArgs)
-    call.bind(a, caches[a].data());
+    call.bind(a, resident[a].second ? resident[a].second : caches[a].data());
   call.run();
-  for (auto [r, a] : cacheArgs)
-    call.copyResult(r, caches[a].data());
   call.copyResult(0, out);
-  call.freeResults();
+  // The updated caches stay where the step left them and are the next
+  // step's arguments: no copy through the host per token. (One that is
+  // not a buffer of its own comes back to the host copy.)
+  std::vector<std::pair<void *, const void *>> previous = resident;
+  std::set<size_t> kept;
+  for (auto [r, a] : cacheArgs) {
+    resident[a] = call.resultBuffer(r);
+    if (resident[a].first)
+      kept.insert(r);
+    else
+      call.copyResult(r, caches[a].data());
+  }
+  call.freeResults(kept);
+  std::set<void *> stillUsed;
+  for (auto &[allocated, data] : resident)
+    stillUsed.insert(allocated);
+  for (auto &[allocated, data] : previous)
+    if (allocated && !stillUsed.count(allocated))
+      freeProgramBuffer(allocated);
   ++pos;
 }
 

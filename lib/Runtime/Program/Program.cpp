@@ -263,13 +263,30 @@ std::vector<float> Call::resultFloats(size_t r) const {
   return dat::floatValues(s.dtype, bytes.data(), s.numElements());
 }
 
-void Call::freeResults() {
+std::pair<void *, const void *> Call::resultBuffer(size_t r) const {
+  const Slot &s = results[r];
+  size_t rank = s.shape.size();
+  const int64_t *d = &resultDescs[resultOffsets[r]];
+  if (d[2] != 0 || d[0] == 0 || d[0] == 0xdeadbeef)
+    return {nullptr, nullptr};
+  int64_t stride = 1;
+  for (size_t k = rank; k-- > 0;) {
+    if (s.shape[k] != 1 && d[3 + rank + k] != stride)
+      return {nullptr, nullptr};
+    stride *= s.shape[k];
+  }
+  return {reinterpret_cast<void *>(d[0]), reinterpret_cast<const void *>(d[1])};
+}
+
+void Call::freeResults(const std::set<size_t> &keep) {
   std::set<int64_t> bound;
   for (const std::vector<int64_t> &d : argDescs)
     bound.insert(d[0]);
   // A result that is a constant (memref.get_global) carries MLIR's marker
   // 0xdeadbeef as its allocated pointer: not heap memory.
   std::set<int64_t> freed = {0, 0xdeadbeef};
+  for (size_t r : keep)
+    freed.insert(resultDescs[resultOffsets[r]]);
   for (size_t offset : resultOffsets) {
     int64_t allocated = resultDescs[offset];
     if (!bound.count(allocated) && freed.insert(allocated).second)

@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,8 +86,13 @@ public:
   /// Result `r` of the last run as floats (F32 or BF16 results).
   std::vector<float> resultFloats(size_t r) const;
   /// Frees the results of the last run that the callee allocated (results
-  /// never alias a bound argument's buffer in the functions freed this way).
-  void freeResults();
+  /// never alias a bound argument's buffer in the functions freed this way),
+  /// but those in `keep`, which the caller now owns.
+  void freeResults(const std::set<size_t> &keep = {});
+  /// Result `r` of the last run where the program left it, if it is a
+  /// contiguous row-major buffer of its own: the allocation to free it by
+  /// and the data; {null, null} otherwise.
+  std::pair<void *, const void *> resultBuffer(size_t r) const;
 
 private:
   void (*entry)(void **);
@@ -112,6 +118,9 @@ class Decoder {
 public:
   /// `stepSection` is the manifest's "step"; `stepFn` the compiled step.
   Decoder(const dat::json::Value &stepSection, void (*stepFn)(void **));
+  Decoder(const Decoder &) = delete;
+  Decoder &operator=(const Decoder &) = delete;
+  ~Decoder();
   Call call;
   int64_t batch() const { return call.args[idxSlot].shape[0]; }
   int64_t vocab() const { return call.results[0].shape[2]; }
@@ -129,8 +138,16 @@ public:
   void step(const int64_t *tokens, void *out, const std::string &what);
 
 private:
+  /// Frees the caches the last step returned.
+  void releaseResident();
+
   size_t idxSlot, posSlot;
-  std::vector<std::vector<uint8_t>> caches;         // by argument
+  /// The caches before the first step (zeros), by argument; after it, the
+  /// buffers the last step returned stay where the program left them (on
+  /// the GPU, in device memory) and are the next step's arguments.
+  std::vector<std::vector<uint8_t>> caches;
+  /// (allocation, data) of the caches the last step returned, by argument.
+  std::vector<std::pair<void *, const void *>> resident;
   std::vector<std::pair<size_t, size_t>> cacheArgs; // (result, argument)
   int64_t pos = 0;
 };
