@@ -25,6 +25,9 @@ inline constexpr int64_t kWarpMmaM = 16;
 inline constexpr int64_t kWarpMmaN = 8;
 inline constexpr int64_t kWarpMmaK = 16;
 inline constexpr int64_t kWarpSize = 32;
+/// A warp's strip: up to this many 16×8 output tiles side by side (n), so
+/// that each step's A fragment serves them all.
+inline constexpr int64_t kWarpMmaStrip = 4;
 
 /// Whether `op` is a contraction the warps can run on tensor cores:
 /// `C[.., m, n] += A[.., m, k] · B[.., n or k ...]` on buffers (one m, n and
@@ -37,9 +40,10 @@ bool isWarpMmaContraction(linalg::LinalgOp op);
 SmallVector<AffineMap> warpMmaIndexingMaps(MLIRContext *ctx);
 
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of
-/// `warps` computes every `warps`-th 16×8 output tile (batch loops
-/// outermost) as a loop of 16-wide vector.contract steps (A 16×16, B 8×16
-/// as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
+/// `warps` computes every `warps`-th strip of up to kWarpMmaStrip 16×8
+/// output tiles (batch loops outermost) as a loop of 16-wide steps, each
+/// one A fragment and a vector.contract per tile of the strip (A 16×16, B
+/// 8×16 as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
 /// padded: their reads past the op's extents give zeros and their writes
 /// stop there. A null `warp` runs the warps one after another (the CPU
 /// emulation). Fails, changing nothing, where `op` is not such a

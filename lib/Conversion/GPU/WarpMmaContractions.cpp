@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <algorithm>
+
 namespace mlir::dat {
 
 /// `v` as the block argument it is, through one arith.extf from bf16.
@@ -234,12 +236,19 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
     std::optional<int64_t> extent = getConstantIntValue(ranges[loop].size);
     return extent && *extent % size == 0;
   };
-  tile.inBounds = {{m, whole(m, kWarpMmaM)},
-                   {n, whole(n, kWarpMmaN)},
-                   {k, whole(k, kWarpMmaK)}};
+  // A warp computes a strip of up to kWarpMmaStrip 16×8 tiles side by side
+  // (fewer where n is known to be narrower): each step's A fragment serves
+  // them all.
+  int64_t blocks = kWarpMmaStrip;
+  if (std::optional<int64_t> width = getConstantIntValue(ranges[n].size))
+    blocks = std::clamp<int64_t>(llvm::divideCeil(*width, kWarpMmaN), 1,
+                                 kWarpMmaStrip);
+  int64_t strip = blocks * kWarpMmaN;
+  tile.inBounds = {
+      {m, whole(m, kWarpMmaM)}, {n, whole(n, strip)}, {k, whole(k, kWarpMmaK)}};
 
-  // for (t = warp; t < tiles; t += warps): one 16×8 output tile per step,
-  // batch dims outermost, n fastest.
+  // for (t = warp; t < strips; t += warps): one strip of 16×8 output tiles
+  // per step, batch dims outermost, n fastest.
   if (!warp) {
     // Emulation: the warps one after another.
     auto sequential =
@@ -258,8 +267,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
       count =
           arith::CeilDivUIOp::create(rewriter, loc, count, index(kWarpMmaM));
     else if (loop == n)
-      count =
-          arith::CeilDivUIOp::create(rewriter, loc, count, index(kWarpMmaN));
+      count = arith::CeilDivUIOp::create(rewriter, loc, count, index(strip));
     counts.push_back(count);
     tiles = arith::MulIOp::create(rewriter, loc, tiles, count);
   }
@@ -274,8 +282,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
       position =
           arith::MulIOp::create(rewriter, loc, position, index(kWarpMmaM));
     else if (outer[d] == n)
-      position =
-          arith::MulIOp::create(rewriter, loc, position, index(kWarpMmaN));
+      position = arith::MulIOp::create(rewriter, loc, position, index(strip));
     tile.ivs[outer[d]] = position;
     if (d > 0)
       rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
@@ -283,39 +290,58 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
 
   OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1),
             &out = op->getOpOperand(2);
+  Value stripStart = tile.ivs[n];
+  auto atBlock = [&](int64_t j) {
+    tile.ivs[n] = j == 0 ? stripStart
+                         : arith::AddIOp::create(rewriter, loc, stripStart,
+                                                 index(j * kWarpMmaN))
+                               .getResult();
+  };
   tile.ivs[k] = index(0);
-  Value acc =
-      readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN});
+  SmallVector<Value> accs;
+  for (int64_t j = 0; j < blocks; ++j) {
+    atBlock(j);
+    accs.push_back(
+        readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN}));
+  }
   auto steps = scf::ForOp::create(rewriter, loc, index(0), extent(k),
-                                  index(kWarpMmaK), ValueRange{acc});
+                                  index(kWarpMmaK), accs);
   rewriter.setInsertionPointToStart(steps.getBody());
   tile.ivs[k] = steps.getInductionVar();
   Value a = asBF16Product(
       rewriter, loc,
       readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK}));
-  Value b = asBF16Product(
-      rewriter, loc,
-      readTile(rewriter, loc, op, rhs, tile, n, k, {kWarpMmaN, kWarpMmaK}));
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<AffineMap> maps = warpMmaIndexingMaps(ctx);
   auto iterators = rewriter.getArrayAttr(
       {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
        vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
        vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
-  Value sum = vector::ContractionOp::create(
-      rewriter, loc, a, b, steps.getRegionIterArgs().front(),
-      rewriter.getAffineMapArrayAttr(maps), iterators);
-  scf::YieldOp::create(rewriter, loc, sum);
+  SmallVector<Value> sums;
+  for (int64_t j = 0; j < blocks; ++j) {
+    atBlock(j);
+    Value b = asBF16Product(
+        rewriter, loc,
+        readTile(rewriter, loc, op, rhs, tile, n, k, {kWarpMmaN, kWarpMmaK}));
+    sums.push_back(vector::ContractionOp::create(
+        rewriter, loc, a, b, steps.getRegionIterArgs()[j],
+        rewriter.getAffineMapArrayAttr(maps), iterators));
+  }
+  scf::YieldOp::create(rewriter, loc, sums);
 
   rewriter.setInsertionPointAfter(steps);
   tile.ivs[k] = index(0);
-  auto [indices, permutation] = tileAccess(rewriter, loc, op, out, tile, m, n);
-  vector::TransferWriteOp::create(
-      rewriter, loc, steps.getResult(0), out.get(), indices,
-      AffineMapAttr::get(permutation),
-      /*mask=*/Value(),
-      rewriter.getBoolArrayAttr(
-          {tile.inBounds.lookup(m), tile.inBounds.lookup(n)}));
+  for (int64_t j = 0; j < blocks; ++j) {
+    atBlock(j);
+    auto [indices, permutation] =
+        tileAccess(rewriter, loc, op, out, tile, m, n);
+    vector::TransferWriteOp::create(
+        rewriter, loc, steps.getResult(j), out.get(), indices,
+        AffineMapAttr::get(permutation),
+        /*mask=*/Value(),
+        rewriter.getBoolArrayAttr(
+            {tile.inBounds.lookup(m), tile.inBounds.lookup(n)}));
+  }
   rewriter.eraseOp(op);
   return success();
 }

@@ -3,31 +3,44 @@
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="mma=false" | FileCheck %s --check-prefix=NOMMA
 
 // The scores of a key block, S[b, q, k] += Q[b, q, d] · K[b, k, d] with bf16
-// operands and an f32 accumulator: the block's 8 warps share S's 16×8 tiles
-// (b outermost, k fastest; ceil-divided: 40 keys are 5 tiles, the query
-// tile, 16 rows, is one), each tile a loop over d in steps of 16 of
-// vector.contract on 16×16 A, 8×16 (n×k) B and 16×8 C tiles, the bf16
-// operands widened to f32. Dims that are multiples of the tile (d = 32, the
-// 16 queries) are read in bounds; the 40 keys are not a multiple of 8
-// everywhere in general (dynamic here), so their reads pad and their writes
-// stop at the end. A barrier follows, as after any op of the tile.
+// operands and an f32 accumulator: the block's 8 warps share S's strips of
+// four 16×8 tiles side by side (b outermost, k fastest; ceil-divided: the
+// keys, a dynamic count, in strips of 32, the query tile, 16 rows, one),
+// each strip a loop over d in steps of 16: one 16×16 A tile, then per
+// 16×8 tile of the strip an 8×16 (n×k) B tile and a vector.contract, the
+// bf16 operands widened to f32. Dims that are multiples of the tile (d =
+// 32, the 16 queries) are read in bounds; the keys (dynamic) are not, so
+// their reads pad and their writes stop at the end. A barrier follows, as
+// after any op of the tile.
 
 // GPU-LABEL: func.func @scores
 // GPU: gpu.launch
 // GPU:   %[[WARP:.+]] = arith.divui %{{.+}}, %c32{{.*}}
-// GPU:   %[[KT:.+]] = arith.ceildivui %{{.+}}, %c8
+// GPU:   %[[KT:.+]] = arith.ceildivui %{{.+}}, %c32{{.*}}
 // GPU:   scf.for %[[T:[a-z0-9_]+]] = %[[WARP]] to %{{.+}} step %c8{{.*}}
 // GPU:     %[[N:.+]] = arith.remui %[[T]], %[[KT]]
-// GPU:     %[[N0:.+]] = arith.muli %[[N]], %c8{{.*}}
-// GPU:     %[[ACC:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]], %{{.+}} {in_bounds = [true, false]} : memref<2x16x?xf32{{.*}}>, vector<16x8xf32>
-// GPU:     %[[SUM:.+]] = scf.for %[[D:[a-z0-9_]+]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[C:[a-z0-9_]+]] = %[[ACC]]) -> (vector<16x8xf32>)
+// GPU:     %[[N0:.+]] = arith.muli %[[N]], %c32{{.*}}
+// GPU:     %[[ACC0:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]], %{{.+}} {in_bounds = [true, false]} : memref<2x16x?xf32{{.*}}>, vector<16x8xf32>
+// GPU:     %[[N1:.+]] = arith.addi %[[N0]], %c8{{.*}}
+// GPU:     %[[ACC1:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[N1]]]
+// GPU:     vector.transfer_read
+// GPU:     vector.transfer_read
+// GPU:     %[[SUM:.+]]:4 = scf.for %[[D:[a-z0-9_]+]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[C0:[a-z0-9_]+]] = %[[ACC0]], %[[C1:[a-z0-9_]+]] = %[[ACC1]], %{{.+}}, %{{.+}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // GPU:       %[[A:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [true, true]} : memref<2x16x32xbf16{{.*}}>, vector<16x16xbf16>
 // GPU:       %[[AF:.+]] = arith.extf %[[A]] : vector<16x16xbf16> to vector<16x16xf32>
 // GPU:       %[[B:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %[[N0]], %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<8x16xbf16>
 // GPU:       %[[BF:.+]] = arith.extf %[[B]] : vector<8x16xbf16> to vector<8x16xf32>
-// GPU:       %[[R:.+]] = vector.contract {indexing_maps = [#[[MAPA:.+]], #[[MAPB:.+]], #[[MAPC:.+]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[AF]], %[[BF]], %[[C]] : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
-// GPU:       scf.yield %[[R]]
-// GPU:     vector.transfer_write %[[SUM]], %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]] {in_bounds = [true, false]}
+// GPU:       %[[R0:.+]] = vector.contract {indexing_maps = [#[[MAPA:.+]], #[[MAPB:.+]], #[[MAPC:.+]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[AF]], %[[BF]], %[[C0]] : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
+// GPU-NOT:   vector.transfer_read {{.*}} vector<16x16xbf16>
+// GPU:       vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<8x16xbf16>
+// GPU:       %[[R1:.+]] = vector.contract {{.*}} %[[AF]], %{{.+}}, %[[C1]]
+// GPU:       vector.contract {{.*}} %[[AF]]
+// GPU:       vector.contract {{.*}} %[[AF]]
+// GPU:       scf.yield %[[R0]], %[[R1]]
+// GPU:     vector.transfer_write %[[SUM]]#0, %{{.+}}[%{{.+}}, %{{.+}}, %[[N0]]] {in_bounds = [true, false]}
+// GPU:     vector.transfer_write %[[SUM]]#1
+// GPU:     vector.transfer_write %[[SUM]]#2
+// GPU:     vector.transfer_write %[[SUM]]#3
 // GPU:   gpu.barrier
 // GPU-NOT: linalg.generic
 
