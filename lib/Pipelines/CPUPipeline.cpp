@@ -137,7 +137,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
         DatGPUMapTilesOptions{/*blockSize=*/256,
                               /*sharedMemory=*/kTileSharedMemory,
-                              /*emulate=*/true}));
+                              /*emulate=*/true, options.tensorCores}));
     // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
     VectorTransferToSCFOptions transfers;
     transfers.enableFullUnroll(true);

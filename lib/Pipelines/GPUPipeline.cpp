@@ -58,8 +58,9 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose
   // parallel loop nest is spread over blocks and threads.
-  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
-      options.blockSize, options.sharedMemory, /*emulate=*/false}));
+  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
+      DatGPUMapTilesOptions{options.blockSize, options.sharedMemory,
+                            /*emulate=*/false, options.tensorCores}));
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());
@@ -70,6 +71,9 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createDatGPUDeviceAllocations());
   pm.addPass(createDatGPUCheckHostAccess());
+  // Constants and index math into the kernels (else each is a kernel
+  // argument, and a division by a tile size a division by a register).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
   // loops are still loops.

@@ -50,6 +50,12 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
   ::mlir::detail::PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
       llvm::cl::init(64)};
+  ::mlir::detail::PassOptions::Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("GPU and its emulation: the tile kernels' bf16 "
+                     "contractions as warp-level mma.sync tiles "
+                     "(dat-gpu-map-tiles mma)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "
