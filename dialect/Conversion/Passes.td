@@ -19,10 +19,8 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
     threads (x), a guard for the partial last tile. Anything nested inside
     runs sequentially in its thread (nested scf.parallel loops become
     scf.for). `convert-parallel-loops-to-gpu` then turns each nest into a
-    `gpu.launch`. What canonicalization left on the host of a nest whose
-    parallel dims all have size one (a store, a reduction loop) and touches
-    a buffer not in host memory becomes a `gpu.launch` of one thread: the
-    host touches no device buffer (dat-gpu-check-host-access).
+    `gpu.launch`. Run before canonicalization, which would fold a nest of
+    one iteration into host code on device buffers.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -31,7 +29,6 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

@@ -65,10 +65,13 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  // Kernels before canonicalization, which would fold a nest of one
+  // iteration (a 1×1 fill, one token's layer-norm statistics) into host
+  // code on device buffers.
   pm.addNestedPass<func::FuncOp>(createDatGPUMapParallelLoops(
       DatGPUMapParallelLoopsOptions{options.blockSize}));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addPass(createDatGPUDeviceAllocations());
   pm.addPass(createDatGPUCheckHostAccess());
   // Constants and index math into the kernels (else each is a kernel

@@ -38,17 +38,39 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
 /// memory (see dat-gpu-device-allocations).
 void populateDeviceAllocationPatterns(RewritePatternSet &patterns);
 
+// What the host of a GPU program may touch (HostAccess.cpp).
+
 /// Whether `op` runs on the host: not inside a kernel nor a GPU module.
 bool isOnHost(Operation *op);
+
+/// Whether `symbol` names the deallocation helper that
+/// convert-bufferization-to-memref generates (host code on host arrays).
+inline bool isDeallocHelper(StringRef symbol) {
+  return symbol.starts_with("dealloc_helper");
+}
 
 /// Whether only the host uses the buffer `alloc` allocates: one marked
 /// `dat.host_memory`, or an array of pointers or flags for the deallocation
 /// helper (passed to it, otherwise only loaded and stored on the host).
 bool isHostOnly(Operation *alloc);
 
+/// The buffer a chain of views of `buffer` starts from (an allocation, a
+/// global or an argument).
+Value rootBuffer(Value buffer);
+
 /// Whether `buffer` is in host memory: a view of a host-only allocation
 /// (isHostOnly) or of a global constant.
 bool isHostMemory(Value buffer);
+
+/// The buffers whose contents `op` reads or writes (loads, stores, copies,
+/// linalg ops, vector transfers); none for other ops.
+SmallVector<Value> accessedBuffers(Operation *op);
+
+/// The asynchronous GPU ops gpu-to-llvm lowers, made blocking: a token to
+/// start from, and a wait for the op's token. (gpu-to-llvm lowers no
+/// synchronous gpu.alloc, gpu.dealloc or gpu.memcpy.)
+Value createAsyncStart(OpBuilder &b, Location loc);
+void createWait(OpBuilder &b, Location loc, Value token);
 
 /// A gpu.memcpy from `src` to `dst` that the host waits for.
 void createBlockingMemcpy(OpBuilder &b, Location loc, Value dst, Value src);

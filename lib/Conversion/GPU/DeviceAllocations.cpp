@@ -22,19 +22,6 @@ namespace mlir::dat {
 #define GEN_PASS_DEF_DATGPUDEVICEALLOCATIONS
 #include "dat/Conversion/Passes.h.inc"
 
-/// The allocation a view chain starts from, if any.
-static memref::AllocOp rootAllocation(Value buffer) {
-  while (Operation *def = buffer.getDefiningOp()) {
-    if (auto alloc = dyn_cast<memref::AllocOp>(def))
-      return alloc;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return nullptr;
-    buffer = view.getViewSource();
-  }
-  return nullptr;
-}
-
 namespace {
 
 struct AllocToDevice final : OpRewritePattern<memref::AllocOp> {
@@ -47,14 +34,12 @@ struct AllocToDevice final : OpRewritePattern<memref::AllocOp> {
     // device copies, dat-gpu-device-copies; dat-gpu-check-host-access
     // checks it) and the runtime copies results out explicitly.
     Location loc = op.getLoc();
-    Type token = rewriter.getType<gpu::AsyncTokenType>();
-    Value start =
-        gpu::WaitOp::create(rewriter, loc, token, ValueRange{}).getAsyncToken();
+    Value start = createAsyncStart(rewriter, loc);
     auto alloc = gpu::AllocOp::create(
-        rewriter, loc, op.getType(), token, ValueRange{start},
-        op.getDynamicSizes(), op.getSymbolOperands(), /*hostShared=*/nullptr);
-    gpu::WaitOp::create(rewriter, loc, Type(),
-                        ValueRange{alloc.getAsyncToken()});
+        rewriter, loc, op.getType(), rewriter.getType<gpu::AsyncTokenType>(),
+        ValueRange{start}, op.getDynamicSizes(), op.getSymbolOperands(),
+        /*hostShared=*/nullptr);
+    createWait(rewriter, loc, alloc.getAsyncToken());
     rewriter.replaceOp(op, alloc.getMemref());
     return success();
   }
@@ -64,26 +49,21 @@ struct DeallocOnDevice final : OpRewritePattern<memref::DeallocOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(memref::DeallocOp op,
                                 PatternRewriter &rewriter) const override {
-    memref::AllocOp root = rootAllocation(op.getMemref());
-    if (!isOnHost(op) || (root && isHostOnly(root)))
+    if (!isOnHost(op) || isHostMemory(op.getMemref()))
       return failure();
-    // The runtime call of gpu.dealloc takes a stream: free on a fresh one
-    // and wait for it (gpu-to-llvm lowers only the async form).
     Location loc = op.getLoc();
-    Type token = rewriter.getType<gpu::AsyncTokenType>();
-    Value stream =
-        gpu::WaitOp::create(rewriter, loc, token, ValueRange{}).getAsyncToken();
-    auto dealloc = gpu::DeallocOp::create(rewriter, loc, token,
-                                          ValueRange{stream}, op.getMemref());
-    gpu::WaitOp::create(rewriter, loc, Type(),
-                        ValueRange{dealloc.getAsyncToken()});
+    Value start = createAsyncStart(rewriter, loc);
+    auto dealloc = gpu::DeallocOp::create(
+        rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
+        ValueRange{start}, op.getMemref());
+    createWait(rewriter, loc, dealloc.getAsyncToken());
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-/// A host copy of a constant, in an allocation that deallocation and
-/// dat-gpu-host-shared-memory then treat like any other buffer.
+/// A copy of a constant, in an allocation that deallocation and
+/// dat-gpu-device-allocations then treat like any other buffer.
 void stageConstant(OpBuilder &b, memref::GetGlobalOp op) {
   Location loc = op.getLoc();
   MemRefType type = op.getType();

@@ -14,7 +14,6 @@
 #include "dat/Conversion/Passes.h"
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,66 +24,6 @@ namespace mlir::dat {
 
 #define GEN_PASS_DEF_DATGPUDEVICECOPIES
 #include "dat/Conversion/Passes.h.inc"
-
-bool isOnHost(Operation *op) {
-  return !op->getParentOfType<gpu::LaunchOp>() &&
-         !op->getParentOfType<gpu::GPUModuleOp>();
-}
-
-bool isHostOnly(Operation *alloc) {
-  if (!isa<memref::AllocOp>(alloc))
-    return false;
-  if (alloc->hasAttr(kHostMemoryAttr))
-    return true;
-  // The helper's arrays: passed to it, otherwise only loaded and stored by
-  // the host. (A data buffer that only host code touches so far is not
-  // host-only: that code becomes kernels.)
-  bool passedToHelper = false;
-  SmallVector<Value> worklist{alloc->getResult(0)};
-  while (!worklist.empty()) {
-    Value buffer = worklist.pop_back_val();
-    for (Operation *user : buffer.getUsers()) {
-      if (!isOnHost(user) || user->getParentOfType<linalg::LinalgOp>())
-        return false;
-      if (isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp,
-              memref::DimOp>(user))
-        continue;
-      if (auto call = dyn_cast<func::CallOp>(user);
-          call && call.getCallee().starts_with("dealloc_helper")) {
-        passedToHelper = true;
-        continue;
-      }
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == buffer) {
-        worklist.append(user->result_begin(), user->result_end());
-        continue;
-      }
-      return false;
-    }
-  }
-  return passedToHelper;
-}
-
-bool isHostMemory(Value buffer) {
-  while (Operation *def = buffer.getDefiningOp()) {
-    if (isHostOnly(def) || isa<memref::GetGlobalOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    buffer = view.getViewSource();
-  }
-  return false;
-}
-
-void createBlockingMemcpy(OpBuilder &b, Location loc, Value dst, Value src) {
-  // gpu-to-llvm lowers only the asynchronous form: wait for it at once.
-  Type token = b.getType<gpu::AsyncTokenType>();
-  Value start =
-      gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
-  auto copy = gpu::MemcpyOp::create(b, loc, token, ValueRange{start}, dst, src);
-  gpu::WaitOp::create(b, loc, Type(), ValueRange{copy.getAsyncToken()});
-}
 
 /// Whether the copy engine can copy `type` as one contiguous range.
 static bool isContiguous(MemRefType type) {
@@ -107,7 +46,7 @@ struct GPUDeviceCopiesPass final
       if (!isOnHost(op) || isa<linalg::LinalgOp>(op))
         return WalkResult::skip();
       if (auto fn = dyn_cast<FunctionOpInterface>(op);
-          fn && fn.getName().starts_with("dealloc_helper"))
+          fn && isDeallocHelper(fn.getName()))
         return WalkResult::skip();
       if (auto copy = dyn_cast<memref::CopyOp>(op))
         copies.push_back(copy);

@@ -13,7 +13,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -77,59 +76,6 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
   return success();
 }
 
-/// A kernel, or a loop nest mapped to become one.
-static bool isKernel(Operation *op) {
-  return isa<gpu::LaunchOp>(op) ||
-         (isa<scf::ParallelOp>(op) && op->hasAttr(gpu::getMappingAttrName()));
-}
-
-/// Whether `op` (or an op nested in it) reads or writes a buffer that is
-/// not in host memory, outside a kernel.
-static bool touchesDeviceMemory(Operation *op) {
-  WalkResult result = op->walk<WalkOrder::PreOrder>([](Operation *nested) {
-    if (isKernel(nested))
-      return WalkResult::skip();
-    Value buffer;
-    if (auto load = dyn_cast<memref::LoadOp>(nested))
-      buffer = load.getMemref();
-    else if (auto store = dyn_cast<memref::StoreOp>(nested))
-      buffer = store.getMemref();
-    return buffer && !isHostMemory(buffer) ? WalkResult::interrupt()
-                                           : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
-/// Moves each outermost op of `block` (recursively through host loops that
-/// launch kernels) that touches device memory, has no results and launches
-/// no kernel into a kernel of one thread.
-static void wrapHostAccesses(RewriterBase &rewriter, Block &block) {
-  for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (isKernel(&op) || !touchesDeviceMemory(&op))
-      continue;
-    bool launches = op.walk([](Operation *nested) {
-                        return isKernel(nested) ? WalkResult::interrupt()
-                                                : WalkResult::advance();
-                      }).wasInterrupted();
-    if (op.getNumResults() == 0 && !launches) {
-      rewriter.setInsertionPoint(&op);
-      Location loc = op.getLoc();
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      auto launch =
-          gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
-      rewriter.setInsertionPointToEnd(&launch.getBody().front());
-      auto terminator = gpu::TerminatorOp::create(rewriter, loc);
-      rewriter.moveOpBefore(&op, terminator);
-      continue;
-    }
-    // (A load whose value the host uses is left to
-    // dat-gpu-check-host-access to report.)
-    for (Region &region : op.getRegions())
-      for (Block &nested : region)
-        wrapHostAccesses(rewriter, nested);
-  }
-}
-
 namespace {
 struct GPUMapParallelLoopsPass final
     : impl::DatGPUMapParallelLoopsBase<GPUMapParallelLoopsPass> {
@@ -152,12 +98,6 @@ struct GPUMapParallelLoopsPass final
     for (scf::ParallelOp loop : roots)
       if (failed(mapParallelLoopToBlocksAndThreads(rewriter, loop, blockSize)))
         return signalPassFailure();
-    // What canonicalization left on the host of a loop nest whose parallel
-    // dims were all of size one (a 1×1 fill, one token's layer-norm
-    // statistics): sequential code on device buffers, a kernel of one
-    // thread each.
-    for (Block &block : getOperation()->getRegion(0))
-      wrapHostAccesses(rewriter, block);
   }
 };
 } // namespace

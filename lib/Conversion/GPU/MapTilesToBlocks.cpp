@@ -82,17 +82,6 @@ static FailureOr<int64_t> boundBytes(memref::AllocOp alloc) {
   return boundBytes(alloc.getType(), alloc.getDynamicSizes());
 }
 
-/// The buffer a view chain starts from (an allocation or an argument).
-static Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      break;
-  }
-  return v;
-}
-
 /// Whether the threads can share `op` without a race: each output element
 /// is written by one parallel iteration (projected-permutation output maps)
 /// and an input that may be the same buffer as an output is read at the

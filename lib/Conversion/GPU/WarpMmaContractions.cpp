@@ -34,7 +34,8 @@ static BlockArgument throughExtension(Value v) {
 }
 
 /// Whether `op`'s body is `out + a * b` (a, b its two inputs, either order,
-/// each possibly widened).
+/// each possibly widened). (linalg::detail::isContractionBody would also
+/// take other unary ops on the way, a negation say, which the MMA drops.)
 static bool isMultiplyAdd(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());

@@ -95,12 +95,27 @@ struct ElementAccess {
   Value valid;
 };
 
-/// Where the tile element (row, column) of `op` is. With `clamp`, indices
-/// past the memref's end are pulled back to its last element (a read may
-/// then load there and discard the value).
+/// The extent of the memref dim each vector dim of `op` runs along, where
+/// the transfer may run past it (null where it is in bounds).
+SmallVector<Value, 2> boundsOf(OpBuilder &b, Location loc,
+                               VectorTransferOpInterface op, Value base) {
+  SmallVector<Value, 2> bounds;
+  for (auto [i, result] : llvm::enumerate(op.getPermutationMap().getResults()))
+    bounds.push_back(
+        op.isDimInBounds(i)
+            ? Value()
+            : memref::DimOp::create(b, loc, base,
+                                    cast<AffineDimExpr>(result).getPosition())
+                  .getResult());
+  return bounds;
+}
+
+/// Where the tile element (row, column) of `op` is, given its `bounds`
+/// (boundsOf). With `clamp`, indices past the memref's end are pulled back
+/// to its last element (a read may then load there and discard the value).
 ElementAccess elementAccess(OpBuilder &b, Location loc,
-                            VectorTransferOpInterface op, Value base,
-                            ValueRange indices, Value row, Value column,
+                            VectorTransferOpInterface op, ValueRange indices,
+                            ArrayRef<Value> bounds, Value row, Value column,
                             bool clamp) {
   ElementAccess access{SmallVector<Value>(indices.begin(), indices.end()), {}};
   Value offsets[] = {row, column};
@@ -110,9 +125,9 @@ ElementAccess elementAccess(OpBuilder &b, Location loc,
     Value &at = access.indices[dim];
     at = isZeroInteger(at) ? offsets[i]
                            : arith::AddIOp::create(b, loc, at, offsets[i]);
-    if (op.isDimInBounds(i))
+    Value size = bounds[i];
+    if (!size)
       continue;
-    Value size = memref::DimOp::create(b, loc, base, dim);
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at, size);
     access.valid = access.valid
@@ -145,11 +160,13 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
     if (!role || !isPlainTransfer(op))
       return rewriter.notifyMatchFailure(op, "not an MMA operand tile");
     Location loc = op.getLoc();
+    SmallVector<Value, 2> bounds =
+        boundsOf(rewriter, loc, op, adaptor.getBase());
     SmallVector<Value> elements;
     for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
       ElementAccess access =
-          elementAccess(rewriter, loc, op, adaptor.getBase(),
-                        adaptor.getIndices(), row, column, /*clamp=*/true);
+          elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds, row,
+                        column, /*clamp=*/true);
       Value element = memref::LoadOp::create(rewriter, loc, adaptor.getBase(),
                                              access.indices);
       if (access.valid)
@@ -173,13 +190,15 @@ struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
     if (role != Role::C || !isPlainTransfer(op))
       return rewriter.notifyMatchFailure(op, "not an MMA accumulator tile");
     Location loc = op.getLoc();
+    SmallVector<Value, 2> bounds =
+        boundsOf(rewriter, loc, op, adaptor.getBase());
     for (auto [e, coordinate] :
          llvm::enumerate(fragmentCoordinates(rewriter, loc, *role))) {
       Value element = vector::ExtractOp::create(
           rewriter, loc, adaptor.getValueToStore(), static_cast<int64_t>(e));
-      ElementAccess access = elementAccess(
-          rewriter, loc, op, adaptor.getBase(), adaptor.getIndices(),
-          coordinate.first, coordinate.second, /*clamp=*/false);
+      ElementAccess access =
+          elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds,
+                        coordinate.first, coordinate.second, /*clamp=*/false);
       OpBuilder::InsertionGuard guard(rewriter);
       if (access.valid) {
         auto inside = scf::IfOp::create(rewriter, loc, access.valid,

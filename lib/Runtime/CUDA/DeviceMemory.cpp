@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <vector>
 
 extern "C" void mgpuMemFree(void *ptr, void *stream);
@@ -26,10 +27,10 @@ namespace datrt {
 
 using cuda::CUdeviceptr;
 
-/// What cuPointerGetAttribute says about `p`: not the driver's memory
-/// (plain host memory), or the driver's, managed or not.
-static bool pointerAttribute(const void *p, unsigned &managed) {
-  managed = 0;
+/// What the driver says of `p`: nothing where it is plain host memory;
+/// else whether it is managed memory.
+static std::optional<bool> driverMemory(const void *p) {
+  unsigned managed = 0;
   const int kIsManaged = 8; // CU_POINTER_ATTRIBUTE_IS_MANAGED
   cuda::CUresult r = cuda::driver().cuPointerGetAttribute(
       &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p));
@@ -37,29 +38,23 @@ static bool pointerAttribute(const void *p, unsigned &managed) {
   // memory); any other error (a sticky one from an earlier kernel) stops
   // the program rather than let a device pointer pass for a host one.
   if (r == 1 /*CUDA_ERROR_INVALID_VALUE*/)
-    return false;
+    return std::nullopt;
   cuda::check(r, "cuPointerGetAttribute", "classifying a buffer");
-  return true;
+  return managed != 0;
 }
 
-static bool isManaged(const void *p) {
-  unsigned managed = 0;
-  return pointerAttribute(p, managed) && managed != 0;
-}
-
-static bool isDriverMemory(const void *p) {
-  unsigned managed = 0;
-  return pointerAttribute(p, managed);
-}
+static bool isManaged(const void *p) { return driverMemory(p).value_or(false); }
 
 ArgumentCopies::~ArgumentCopies() {
   for (auto &[key, copy] : byKey)
-    if (copy.data)
+    if (copy.data) {
       cuda::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(copy.data));
+      memoryStats().arguments -= copy.bytes;
+    }
 }
 
 bool cuda::isHostMemory(const void *p) {
-  return !cuda::isRuntimeBlock(p) && !isDriverMemory(p);
+  return !cuda::isRuntimeBlock(p) && !driverMemory(p);
 }
 
 const void *visibleToProgram(const void *host, size_t bytes,

@@ -64,29 +64,3 @@ func.func @inner_parallel(%p: memref<2x?xf32>, %v: memref<?x4xf32>, %o: memref<2
   }
   return
 }
-
-// What canonicalization left on the host of a nest whose parallel dims all
-// have size one (one token's layer-norm statistics: a loop over the
-// features) becomes a kernel of one thread.
-// CHECK-LABEL: func.func @folded
-// CHECK: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[ONE:.+]], %{{.+}} = %[[ONE]], %{{.+}} = %[[ONE]]) threads
-// CHECK:   memref.store
-// CHECK:   gpu.terminator
-// CHECK: gpu.launch
-// CHECK:   scf.for
-// CHECK:     memref.load
-// CHECK:   gpu.terminator
-func.func @folded(%x: memref<1x64xf32>, %s: memref<1x1xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %zero = arith.constant 0.0 : f32
-  memref.store %zero, %s[%c0, %c0] : memref<1x1xf32>
-  scf.for %k = %c0 to %c64 step %c1 {
-    %a = memref.load %x[%c0, %k] : memref<1x64xf32>
-    %b = memref.load %s[%c0, %c0] : memref<1x1xf32>
-    %c = arith.addf %a, %b : f32
-    memref.store %c, %s[%c0, %c0] : memref<1x1xf32>
-  }
-  return
-}
