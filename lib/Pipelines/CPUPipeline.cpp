@@ -95,7 +95,16 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   buildLinalgOnBuffers(
       pm, options.tileAttention,
       options.queryTile ? options.queryTile : kCPUQueryTile, options.keyTile,
-      options.fuseEpilogues, options.gemm, nullptr, [&](OpPassManager &pm) {
+      options.fuseEpilogues, options.gemm,
+      [](OpPassManager &pm) {
+        // A key loop's scratch tiles (scores, row maxima and sums) once per
+        // flash tile, not per key block: thousands of allocations per call
+        // otherwise, which serialized the threads. Upstream's hoisting
+        // keeps allocations inside scf.forall, so each tile keeps its own.
+        pm.addNestedPass<func::FuncOp>(
+            bufferization::createBufferLoopHoistingPass());
+      },
+      [&](OpPassManager &pm) {
         if (registerTiles) {
           // Static tiles, which the vector layer needs: key loops split
           // into full blocks and a partial last one (causal bounds), and

@@ -4,65 +4,71 @@
 //
 // The compiled code allocates through MLIR's generic allocation functions
 // (finalize-memref-to-llvm use-generic-functions), defined here over
-// malloc/aligned_alloc with every live buffer's size kept, so that the
-// model's peak memory is known (MemoryStats.h). With OpenMP tiles the peak
-// counts the buffers of the tiles that run at once.
+// malloc/aligned_alloc, so that the model's peak memory is known
+// (MemoryStats.h). With OpenMP tiles the peak counts the buffers of the
+// tiles that run at once. Each block carries its size and its offset from
+// the underlying allocation in a header just before the pointer returned:
+// the books need no lock, which tiles allocating on several threads would
+// contend for.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Program/MemoryStats.h"
 #include "../Program/ProgramMemory.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace {
-// Tiles allocate from OpenMP threads: the books are shared.
-std::mutex &booksLock() {
-  static std::mutex lock;
-  return lock;
-}
-std::unordered_map<void *, size_t> &liveSizes() {
-  static std::unordered_map<void *, size_t> sizes;
-  return sizes;
-}
+/// The header before each block: its size and where its allocation starts.
+struct BlockHeader {
+  size_t bytes;
+  size_t offset;
+};
 
-void *noted(void *p, size_t bytes) {
-  if (p) {
-    std::lock_guard<std::mutex> guard(booksLock());
-    liveSizes()[p] = bytes;
-    datrt::noteAllocated(bytes);
-  }
-  return p;
+/// A block of `bytes` whose pointer is a multiple of `alignment` (a power of
+/// two), `offset` bytes into its allocation; the header fits in the offset.
+void *allocateBlock(size_t alignment, size_t bytes) {
+  size_t offset =
+      alignment < sizeof(BlockHeader) ? sizeof(BlockHeader) : alignment;
+  size_t total = offset + bytes;
+  char *base =
+      alignment <= alignof(std::max_align_t)
+          ? static_cast<char *>(std::malloc(total))
+          // aligned_alloc wants a multiple of the alignment.
+          : static_cast<char *>(std::aligned_alloc(
+                alignment, (total + alignment - 1) / alignment * alignment));
+  if (!base)
+    return nullptr;
+  char *block = base + offset;
+  BlockHeader header{bytes, offset};
+  std::memcpy(block - sizeof(BlockHeader), &header, sizeof(BlockHeader));
+  datrt::noteAllocated(bytes);
+  return block;
 }
 } // namespace
 
 extern "C" {
 void *_mlir_memref_to_llvm_alloc(size_t bytes) {
-  return noted(std::malloc(bytes), bytes);
+  return allocateBlock(alignof(std::max_align_t), bytes);
 }
 
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
-  // aligned_alloc wants a multiple of the alignment.
-  size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  return noted(std::aligned_alloc(alignment, rounded), bytes);
+  return allocateBlock(alignment, bytes);
 }
 
 void _mlir_memref_to_llvm_free(void *p) {
-  {
-    std::lock_guard<std::mutex> guard(booksLock());
-    auto it = liveSizes().find(p);
-    if (it != liveSizes().end()) {
-      datrt::noteFreed(it->second);
-      liveSizes().erase(it);
-    }
-  }
-  std::free(p);
+  if (!p)
+    return;
+  char *block = static_cast<char *>(p);
+  BlockHeader header;
+  std::memcpy(&header, block - sizeof(BlockHeader), sizeof(BlockHeader));
+  datrt::noteFreed(header.bytes);
+  std::free(block - header.offset);
 }
 }
 

@@ -288,10 +288,11 @@ static int programMain(int argc, char **argv) {
       // One object on its own line, for scripts (bench/run.py).
       std::printf("{\"runs\": %ld, \"ms_per_run\": %.6f, "
                   "\"peak_bytes\": %zu, \"argument_bytes\": %zu}\n",
-                  repeat, ms / repeat, m.peak, m.arguments);
+                  repeat, ms / repeat, m.peak.load(), m.arguments);
     } else {
       std::printf("ran %ld times: %.4f ms per run\n", repeat, ms / repeat);
-      std::printf("peak memory: %zu bytes allocated by the model", m.peak);
+      std::printf("peak memory: %zu bytes allocated by the model",
+                  m.peak.load());
       // Only a GPU program copies its arguments anywhere.
       if (argumentsOnDevice())
         std::printf(", %zu bytes of arguments copied to the device",
