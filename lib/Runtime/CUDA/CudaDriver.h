@@ -79,6 +79,9 @@ void profileAfterLaunch();
 bool isDeviceBlock(const void *p);
 /// Whether `p` is any block the runtime allocated (device or managed).
 bool isRuntimeBlock(const void *p);
+
+/// Frees the blocks the runtime keeps for reuse (MgpuRuntime.cpp).
+void releaseFreeBlocks();
 /// Whether `p` is plain host memory, not the driver's (DeviceMemory.cpp).
 bool isHostMemory(const void *p);
 

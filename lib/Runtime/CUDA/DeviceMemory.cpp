@@ -107,6 +107,8 @@ void freeProgramBuffer(void *buffer) {
     std::free(buffer);
 }
 
+void releaseCachedBuffers() { cuda::releaseFreeBlocks(); }
+
 const void *hostView(const void *allocated, const void *buffer, size_t bytes) {
   if (!cuda::isDeviceBlock(allocated))
     return buffer; // managed or host memory: the host reads it directly

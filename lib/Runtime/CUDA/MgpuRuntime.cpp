@@ -113,6 +113,12 @@ bool isDeviceBlock(const void *p) { return isLive(p, /*hostShared=*/false); }
 bool isRuntimeBlock(const void *p) {
   return liveBlocks().count(const_cast<void *>(p)) != 0;
 }
+
+void releaseFreeBlocks() {
+  for (auto &[key, p] : freeBlocks())
+    check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p)), "cuMemFree");
+  freeBlocks().clear();
+}
 } // namespace datrt::cuda
 
 /// DAT_SYNC_LAUNCHES=1: wait after every launch, so that an error names the

@@ -182,6 +182,9 @@ int dat_program_reset(dat_program *program) {
   return 0;
 }
 
-void dat_program_destroy(dat_program *program) { delete program; }
+void dat_program_destroy(dat_program *program) {
+  delete program;
+  datrt::releaseCachedBuffers();
+}
 
 } // extern "C"

@@ -58,6 +58,11 @@ void checkDevice();
 /// Frees a buffer the compiled code allocated and returned.
 void freeProgramBuffer(void *buffer);
 
+/// Returns to the system the freed buffers the runtime keeps for reuse
+/// (its large host blocks on the CPU, device blocks on the GPU); called when
+/// a program is destroyed.
+void releaseCachedBuffers();
+
 /// The `bytes` at `buffer`, in the allocation `allocated` the compiled code
 /// returned, where the host can read them: `buffer` itself on the CPU and
 /// for managed memory; a host copy of device memory on the GPU, made once
