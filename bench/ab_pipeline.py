@@ -8,7 +8,8 @@ BENCH_DIR is a CPU suite build (`suite.py build DIR --cpu`): its configs and
 inputs are reused. Each entry is compiled once per variant (`datc compile
 ... --pipeline OPTIONS`, empty OPTIONS: the defaults; seeded random weights,
 so every variant runs the same model); the variants then run alternately,
-`prog --repeat 5` per round, and the minimum over the rounds is kept — the
+`prog --repeat` per round (at least 5 runs and 200 ms), and the minimum
+over the rounds is kept — the
 host is shared and noisy, and alternating exposes every variant to the same
 moments. Outputs must agree to a relative 1e-5 (checked on the printed sums),
 or the run fails. Per-op-group times (`prog --profile`, minimum over three
@@ -32,11 +33,21 @@ def run_prog(prog, inputs, threads, extra):
     return r.stdout
 
 
+# Each measurement lasts at least this long: `--repeat 5` of a 1 ms program
+# was at the mercy of the host's noise (A/B ratios of 0.4-2x on the small
+# models between identical programs).
+MIN_MEASURE_MS = 200
+REPEATS = {}
+
+
 def timed(prog, inputs, threads):
-    out = run_prog(prog, inputs, threads, ["--repeat", "5", "--json"])
+    repeat = REPEATS.get((prog, threads), 5)
+    out = run_prog(prog, inputs, threads, ["--repeat", str(repeat), "--json"])
     report = json.loads(next(l for l in out.splitlines() if l.startswith("{")))
     sums = [float(m) for m in re.findall(r" sum=(\S+)", out)]
-    return report["ms_per_run"], sums
+    ms = report["ms_per_run"]
+    REPEATS[(prog, threads)] = max(repeat, int(MIN_MEASURE_MS / max(ms, 1e-3)) + 1)
+    return ms, sums
 
 
 def profile(prog, inputs, threads):

@@ -123,6 +123,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           tiles.blockWeights = options.blockWeights;
           tiles.vectorRegisters = options.vectorRegisters;
           tiles.packBlocks = options.packBlocks;
+          tiles.reductionTile = options.reductionTile;
           // Library GEMMs take whole projections.
           tiles.outsideLoops = options.gemm != GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));

@@ -223,6 +223,10 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
       one input has, the reduction innermost in steps of 4; the tile
       becomes one `vector.contract` lowered to FMA outer products, and the
       accumulator is hoisted out of the reduction loop into registers.
+      A projection (outside the key loops) runs its reduction in blocks of
+      `reduction-tile` where that divides it, the outermost loop, and its
+      row tiles inside its weight panels, so that each panel's block is
+      read from L1 by every row tile.
       Rows that `rows` does not divide are split into full register tiles
       and a static rest; vector extents with no divisor of a few lanes get
       a partial last tile with masked transfers; vector dimensions under 4
@@ -271,7 +275,13 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
            "values [B, H, N, d]">,
     Option<"blockWeights", "block-weights", "bool", "true",
            "Weights read whole by a contraction's vector side laid out in "
-           "register panels ([out/32][in][32]), each panel contiguous">
+           "register panels ([out/32][in][32]), each panel contiguous">,
+    Option<"reductionTile", "reduction-tile", "int64_t", "128",
+           "Projections (contractions outside the key loops) whose "
+           "reduction it divides: the reduction in blocks of this many, "
+           "the outermost loop, and the rows innermost of the register "
+           "tiles' loops, so that a weight panel's block stays in L1 "
+           "across the row tiles (0: off)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -114,6 +114,11 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::desc("CPU: vector registers per row of a register tile "
                      "(dat-register-tiles)"),
       llvm::cl::init(2)};
+  ::mlir::detail::PassOptions::Option<int64_t> reductionTile{
+      *this, "reduction-tile",
+      llvm::cl::desc("CPU: projections' reductions in blocks of this many, "
+                     "the row tiles innermost (dat-register-tiles; 0: off)"),
+      llvm::cl::init(128)};
   ::mlir::detail::PassOptions::Option<int64_t> registerRows{
       *this, "register-rows",
       llvm::cl::desc("CPU: rows of a register tile (dat-register-tiles; "

@@ -395,8 +395,34 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
   if (!fill || !fill->hasOneUse() || op.getNumReductionLoops() != 1 ||
       !matchPattern(fill.getInputs()[0], m_Constant(&fillValue)))
     fill = nullptr;
+  // A projection's reduction in blocks (the outermost loop), the row tiles
+  // innermost: each block of a weight panel is read from L1 by every row
+  // tile, rather than the whole panel streamed from L2 for each.
+  SmallVector<int64_t> interchange = tile.interchange;
+  if (int64_t block = options.reductionTile;
+      block > 0 && !op->getParentOfType<scf::ForOp>() && tile.rowDim) {
+    unsigned k = interchange.back();
+    int64_t extent = op.getStaticLoopRanges()[k];
+    if (extent > block && extent % block == 0 &&
+        op.getNumReductionLoops() == 1) {
+      SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+      sizes[k] = block;
+      FailureOr<scf::SCFTilingResult> blocks =
+          tileWithLoops(rewriter, op, sizes);
+      if (failed(blocks) || blocks->tiledOps.size() != 1)
+        return op.emitError("dat-register-tiles: cannot block the reduction");
+      rewriter.replaceOp(op, blocks->replacements);
+      op = cast<linalg::GenericOp>(blocks->tiledOps.front());
+      // The blocks accumulate into the filled output.
+      fill = nullptr;
+    }
+    auto row = llvm::find(interchange, *tile.rowDim);
+    unsigned rowDim = *row;
+    interchange.erase(row);
+    interchange.insert(interchange.end() - op.getNumReductionLoops(), rowDim);
+  }
   FailureOr<scf::SCFTilingResult> tiled =
-      tileWithLoops(rewriter, op, tile.sizes, tile.interchange);
+      tileWithLoops(rewriter, op, tile.sizes, interchange);
   if (failed(tiled))
     return op.emitError("dat-register-tiles: cannot tile the contraction");
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
@@ -588,7 +614,7 @@ struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
         failed(registerTileAndVectorize(
             getOperation(),
             RegisterTiling{vectorWidth, rows, outsideLoops, blockWeights,
-                           vectorRegisters, packBlocks})))
+                           vectorRegisters, packBlocks, reductionTile})))
       signalPassFailure();
   }
 };

@@ -402,18 +402,19 @@ func.func @parallel_transpose(%x: tensor<8x64x1024xf32>, %w: tensor<256x256xf32>
 
 // A projection whose weight has two register panels (64 outputs): the
 // weight is blocked, [64, 64] → [2, 32, 64] → [2, 64, 32] (panel, in,
-// lane), each 64 × 32 panel contiguous; the contraction loops over (row
-// tile, panel) with the lane as one more loop, on the output expanded to
-// [1, 16, 2, 32] and collapsed back; the zero fill still starts the
-// accumulators in registers.
+// lane), each 64 × 32 panel contiguous; the contraction loops over (panel,
+// row tile: each panel read by every row tile while it is in L1) with the
+// lane as one more loop, on the output expanded to [1, 16, 2, 32] and
+// collapsed back; the zero fill still starts the accumulators in registers
+// (the reduction, 64, is one block of the reduction tile).
 // CHECK-LABEL: func.func @blocked_projection
 // CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[W:.+]]: tensor<64x64xf32>)
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK: %[[WX:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2]] output_shape [2, 32, 64] : tensor<64x64xf32> into tensor<2x32x64xf32>
 // CHECK: %[[WB:.+]] = linalg.transpose ins(%[[WX]] : tensor<2x32x64xf32>) outs(%{{.+}} : tensor<2x64x32xf32>) permutation = [0, 2, 1]
 // CHECK: %[[OUT:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 2, 32]
-// CHECK: scf.for %[[M:.+]] = %c0 to %c16 step %c8 iter_args(%{{.+}} = %[[OUT]])
-// CHECK: scf.for %[[P:.+]] = %c0 to %c2 step %c1
+// CHECK: scf.for %[[P:.+]] = %c0 to %c2 step %c1 iter_args(%{{.+}} = %[[OUT]])
+// CHECK: scf.for %[[M:.+]] = %c0 to %c16 step %c8
 // CHECK: scf.for %[[K:.+]] = %c0 to %c64 step %c4 iter_args(%{{.+}} = %[[ZERO]]) -> (vector<8x32xf32>)
 // CHECK: tensor.extract_slice %[[WB]][%[[P]], %[[K]], 0] [1, 4, 32] [1, 1, 1] : tensor<2x64x32xf32> to tensor<1x4x32xf32>
 // CHECK-COUNT-32: vector.fma {{.+}} : vector<32xf32>

@@ -74,6 +74,9 @@ struct RegisterTiling {
   /// Key and value tiles the key loops slice from a tensor made outside
   /// them packed so that each block's register panels are contiguous.
   bool packBlocks = true;
+  /// Projections' reductions in blocks of this many (0: whole), the rows
+  /// innermost of the register tiles' loops.
+  int64_t reductionTile = 128;
 };
 
 /// The CPU's vector layer on `root` (see dat-register-tiles): static f32
