@@ -195,7 +195,8 @@ SoftmaxParts buildSoftmaxParts(OpBuilder &b, Location loc,
 }
 
 Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
-                     double scale, StringRef activation, FloatType accTy) {
+                     double scale, StringRef activation, FloatType accTy,
+                     bool relationMajor) {
   MLIRContext *ctx = b.getContext();
   OpFoldResult B = tensor::getMixedSize(b, loc, relQuery, 0),
                R = tensor::getMixedSize(b, loc, relQuery, 1),
@@ -206,12 +207,16 @@ Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
   auto map5 = [&](ArrayRef<AffineExpr> r) {
     return AffineMap::get(5, 0, r, ctx);
   };
-  Value init =
-      filledTensor(b, loc, {B, Lq, Lk, R}, accTy, b.getFloatAttr(accTy, 0.0));
-  Value logits = buildMulAcc(
-      b, loc, relQuery, relKey, init,
-      {map5({bb, l, i, c}), map5({bb, l, j, c}), map5({bb, i, j, l})},
-      {kPar, kPar, kPar, kPar, kRed});
+  SmallVector<OpFoldResult> shape = {B, Lq, Lk, R};
+  AffineMap outMap = map5({bb, i, j, l});
+  if (relationMajor) {
+    shape = {B, R, Lq, Lk};
+    outMap = map5({bb, l, i, j});
+  }
+  Value init = filledTensor(b, loc, shape, accTy, b.getFloatAttr(accTy, 0.0));
+  Value logits = buildMulAcc(b, loc, relQuery, relKey, init,
+                             {map5({bb, l, i, c}), map5({bb, l, j, c}), outMap},
+                             {kPar, kPar, kPar, kPar, kRed});
 
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   Value scaleV =
@@ -231,8 +236,8 @@ Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
   if (!softmax)
     return rel;
 
-  // softmax over the key axis j (dim 2) of [B,Lq,Lk,R].
-  return softmaxAlong(b, loc, rel, 2);
+  // softmax over the key axis j (dim 2 of [B,Lq,Lk,R], 3 of [B,R,Lq,Lk]).
+  return softmaxAlong(b, loc, rel, relationMajor ? 3 : 2);
 }
 
 } // namespace mlir::dat

@@ -135,9 +135,12 @@ inline Value sharedPairSymbols(OpBuilder &b, Location loc, Value symbols) {
 }
 
 /// r[b,i,j,l] = act(scale · Σ_c qr[b,l,i,c] · kr[b,l,j,c]) in `accTy`,
-/// softmax over j for "softmax".
+/// softmax over j for "softmax"; `relationMajor`: laid out r[b,l,i,j]
+/// instead, each relation a batch of the product (its rows contiguous
+/// along j, as a score tile's are).
 Value buildRelations(OpBuilder &b, Location loc, Value relQuery, Value relKey,
-                     double scale, StringRef activation, FloatType accTy);
+                     double scale, StringRef activation, FloatType accTy,
+                     bool relationMajor = false);
 
 /// acc[b,h,i,e] + Σ_j p[b,h,i,j] · table[clamp(j - i - offset, -M, M) + M,
 /// g(h), e] for a table [2M+1,Hkv,hd] of position-relative symbols (offset

@@ -7,7 +7,7 @@
 // unnormalized accumulators; each block computes its [B,H,Nq,Bk] scores,
 // rescales the state by exp(m_old - m_new) and adds its exp-weighted values.
 // Applied to the query tiles of dat-tile-attention, no tensor larger than
-// [1,H,Bq,Bk] (relations: [1,Bq,Bk,R]) exists.
+// [1,H,Bq,Bk] (relations: [1,R,Bq,Bk]) exists.
 //
 // A key block of an op is the op's math on key-axis slices of its operands
 // with the causal offset shifted by the block's first key, so the block math
@@ -242,10 +242,14 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
     // Softmax relations are normalized over every key: computed once per
     // query tile ([B,Bq,Nk,R]) and sliced per block. Every other activation
     // is elementwise, so the relation tile is built per block.
+    // Relations relation-major ([B,R,Nq,Bk]): each relation's tile is a
+    // plain product whose rows run along the keys, like a score tile (laid
+    // out [B,Nq,Bk,R], its rows were scattered R floats apart).
     Value allRelations;
     if (act == "softmax")
       allRelations = buildRelations(rw, loc, op.getRelQuery(), op.getRelKey(),
-                                    relScale, act, accTy);
+                                    relScale, act, accTy,
+                                    /*relationMajor=*/true);
 
     SmallVector<OpFoldResult> outShape =
         tensor::getMixedSizes(rw, loc, op.getInit());
@@ -269,13 +273,14 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
           Value m = s[0], sum = s[1];
           SmallVector<Value> accs = {s[2], s[3]};
           Value p = onlineSoftmaxStep(nb, l, scores, m, sum, accs);
-          // The relation tile [B,Nq,Bk,R], shared by every head.
+          // The relation tile [B,R,Nq,Bk], shared by every head.
           Value rel =
               allRelations
-                  ? sliceDim(nb, l, allRelations, 2, j0, len)
+                  ? sliceDim(nb, l, allRelations, 3, j0, len)
                   : buildRelations(nb, l, op.getRelQuery(),
                                    sliceDim(nb, l, op.getRelKey(), 2, j0, len),
-                                   relScale, act, accTy);
+                                   relScale, act, accTy,
+                                   /*relationMajor=*/true);
           Value symbols;
           if (op.getRelativeSymbols()) {
             // The band of table rows this block's pairs use, gathered in
@@ -300,10 +305,14 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
             symbols = sliceDim(nb, l, op.getSymbols(), 2, j0, len);
             accs[0] = accumulateWeighted(nb, l, p, symbols, accs[0], *group);
           }
+          // Σ_j p·r with the keys innermost (loops b, h, i, e, j): each
+          // relation's row and the probabilities' row are read along j.
+          AffineExpr jl = getAffineDimExpr(4, ctx),
+                     el = getAffineDimExpr(3, ctx);
           accs[1] = buildMulAcc(
               nb, l, p, rel, accs[1],
-              {map({b, h, i, j}), map({b, i, j, e}), map({b, h, i, e})},
-              {kPar, kPar, kPar, kRed, kPar});
+              {map({b, h, i, jl}), map({b, el, i, jl}), map({b, h, i, el})},
+              {kPar, kPar, kPar, kPar, kRed});
           return {m, sum, accs[0], accs[1]};
         });
 

@@ -475,15 +475,43 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
   return success();
 }
 
+/// Whether `tile`, planned for `op`, is better computed as dot products:
+/// its vector dimension fills under half a register (the relational tile's
+/// Σ_j p[h,i,j]·r[l,i,j], 4 relations: 4-lane FMAs, each relation's value
+/// gathered across rows), while the reduction, innermost in both inputs
+/// and in the loops, fills whole registers. Returns the vector dimension,
+/// to keep in the rows' vectors.
+std::optional<unsigned> dotFormDim(linalg::GenericOp op,
+                                   const RegisterTile &tile,
+                                   int64_t vectorWidth) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (2 * extents[tile.vectorDim] > vectorWidth ||
+      op.getNumReductionLoops() != 1 ||
+      !op->getParentOfType<LoopLikeOpInterface>())
+    return std::nullopt;
+  unsigned k = op.getNumLoops() - 1;
+  if (op.getIteratorTypesArray()[k] != utils::IteratorType::reduction ||
+      extents[k] < vectorWidth)
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(k, op.getContext()))
+      return std::nullopt;
+  }
+  return tile.vectorDim;
+}
+
 /// The other static f32 ops of the tile bodies (the online softmax's scale,
 /// row maxima, exponentials, row sums and rescaling): tiled to rows along
 /// the innermost dimension of their largest operand, and each row
 /// vectorized (`linalg::vectorize`), so that no reduction or exponential is
 /// left to scalar loops.
-LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
+LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
+                            ArrayRef<unsigned> keep = {}) {
   if (!op.hasPureTensorSemantics() ||
       !op->getParentOfType<LoopLikeOpInterface>() ||
-      linalg::isaContractionOpInterface(op))
+      (linalg::isaContractionOpInterface(op) && keep.empty()))
     return success();
   Value largest;
   int64_t largestSize = 0;
@@ -516,7 +544,7 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op) {
   }
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   for (unsigned d = 0; d < sizes.size(); ++d)
-    if (extents[d] == 1)
+    if (extents[d] == 1 || llvm::is_contained(keep, d))
       sizes[d] = 0;
   sizes[vectorDim] = row == extents[vectorDim] ? 0 : row;
 
@@ -553,6 +581,14 @@ LogicalResult registerTileAndVectorize(Operation *root,
     FailureOr<RegisterTile> tile = planFor(op, options);
     // (Without `outsideLoops`, projections are left to the library's GEMM;
     // contractions of other forms — HYLA's [in, out] kernels — are not.)
+    if (succeeded(tile)) {
+      if (std::optional<unsigned> keep =
+              dotFormDim(op, *tile, options.vectorWidth)) {
+        if (failed(vectorizeRows(rewriter, op, {*keep})))
+          return failure();
+        continue;
+      }
+    }
     if (succeeded(tile) &&
         (inLoop || options.outsideLoops || !hasProjectionGemmForm(op))) {
       if (failed(tileContractionSplittingRows(rewriter, op, *tile, options)))

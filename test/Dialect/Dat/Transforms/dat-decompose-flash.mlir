@@ -38,20 +38,21 @@ func.func @attention_causal_gqa(%q: tensor<2x8x256x32xf32>, %k: tensor<2x2x256x3
 
 // -----
 
-// The relation tile [1,64,Bk,R] is built once per block and shared by all
-// four heads; two accumulators (symbols, relations) ride the loop and wr is
-// applied once, after it.
+// The relation tile [1,R,64,Bk] (relation-major: each relation's rows run
+// along the keys) is built once per block and shared by all four heads;
+// two accumulators (symbols, relations) ride the loop and wr is applied
+// once, after it. Σ_j p·r has the keys innermost in its loops.
 // CHECK-LABEL: func.func @relational
 // CHECK: scf.forall
 // CHECK:   scf.for {{.*}} -> (tensor<1x4x64xf32>, tensor<1x4x64xf32>, tensor<1x4x64x8xf32>, tensor<1x4x64x3xf32>)
-// CHECK:     linalg.fill {{.*}} -> tensor<1x64x?x3xf32>
+// CHECK:     linalg.fill {{.*}} -> tensor<1x3x64x?xf32>
 // The sigmoid relation activation, in the block:
 // CHECK:     math.exp
-// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x?xf32>, tensor<1x64x?x3xf32>) outs(%{{.+}} : tensor<1x4x64x3xf32>)
+// CHECK:     linalg.generic {indexing_maps = [#[[P:.+]], #[[R:.+]], #[[ACC:.+]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x?xf32>, tensor<1x3x64x?xf32>) outs(%{{.+}} : tensor<1x4x64x3xf32>)
 // CHECK:   scf.yield
 // CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x3xf32>, tensor<4x8x3xf32>) outs(%{{.+}} : tensor<1x4x64x8xf32>)
 // NONN-LABEL: func.func @relational
-// NONN: tensor<1x64x?x3xf32>
+// NONN: tensor<1x3x64x?xf32>
 func.func @relational(%q: tensor<2x4x256x8xf32>, %k: tensor<2x4x256x8xf32>, %qr: tensor<2x3x256x4xf32>,
                       %s: tensor<2x4x256x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<2x4x256x8xf32> {
   %o = tensor.empty() : tensor<2x4x256x8xf32>
@@ -65,9 +66,9 @@ func.func @relational(%q: tensor<2x4x256x8xf32>, %k: tensor<2x4x256x8xf32>, %qr:
 // -----
 
 // Relations under softmax are normalized over every key: built once per
-// query tile as [1,64,256,R] (not N×N×R) and sliced per key block.
+// query tile as [1,R,64,256] (not N×N×R) and sliced per key block.
 // NONN-LABEL: func.func @relational_softmax
-// NONN: tensor<1x64x256x3xf32>
+// NONN: tensor<1x3x64x256xf32>
 func.func @relational_softmax(%q: tensor<1x4x256x8xf32>, %qr: tensor<1x3x256x4xf32>,
                               %s: tensor<1x4x256x8xf32>, %wr: tensor<4x8x3xf32>) -> tensor<1x4x256x8xf32> {
   %o = tensor.empty() : tensor<1x4x256x8xf32>

@@ -472,3 +472,38 @@ func.func @split_rows(%x: tensor<20x64xf32>, %w: tensor<64x32xf32>, %o: tensor<2
   } -> tensor<20x32xf32>
   return %y : tensor<20x32xf32>
 }
+
+// -----
+
+// The relational tile's Σ_j p[h,i,j]·r[l,i,j] for 4 relations: as an outer
+// product its vector would be the 4 relations (4-lane FMAs, each relation's
+// value gathered from rows 64 floats apart). The keys, innermost in both
+// inputs and in the loops, fill whole registers: each (h, i) reads its row
+// of p and the 4 relations' rows along j, and sums the products (dot
+// products, vector.reduction).
+// CHECK-LABEL: func.func @relation_sums
+// CHECK: scf.for
+// CHECK: scf.for %{{.+}} = %c0 to %c2 step %c1
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
+// CHECK: vector.transfer_read {{.+}} : tensor<1x4x1x64xf32>, vector<4x64xf32>
+// CHECK: arith.mulf {{.+}} : vector<4x64xf32>
+// CHECK-COUNT-4: vector.reduction <add>, {{.+}} : vector<64xf32> into f32
+// CHECK-NOT: vector.fma
+func.func @relation_sums(%p: tensor<1x2x8x64xf32>, %r: tensor<1x4x8x64xf32>, %acc: tensor<1x2x8x4xf32>, %n: index) -> tensor<1x2x8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = scf.for %it = %c0 to %n step %c1 iter_args(%a = %acc) -> (tensor<1x2x8x4xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                          affine_map<(b, h, i, e, j) -> (b, e, i, j)>,
+                                          affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%p, %r : tensor<1x2x8x64xf32>, tensor<1x4x8x64xf32>) outs(%a : tensor<1x2x8x4xf32>) {
+    ^bb0(%x: f32, %z: f32, %c: f32):
+      %m = arith.mulf %x, %z : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<1x2x8x4xf32>
+    scf.yield %y : tensor<1x2x8x4xf32>
+  }
+  return %out : tensor<1x2x8x4xf32>
+}
