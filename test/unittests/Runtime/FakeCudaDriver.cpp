@@ -38,6 +38,7 @@ void *fake_cuda_last_copy_stream() { return lastCopyStream; }
 int fake_cuda_copies() { return copies; }
 int fake_cuda_managed_allocations() { return managedAllocations; }
 int fake_cuda_syncs() { return syncs; }
+int fake_cuda_live_blocks() { return static_cast<int>(blocks().size()); }
 
 int cuInit(unsigned) { return 0; }
 int cuDeviceGet(int *d, int) {

@@ -32,6 +32,7 @@ void *fake_cuda_last_copy_stream();
 int fake_cuda_copies();
 int fake_cuda_managed_allocations();
 int fake_cuda_syncs();
+int fake_cuda_live_blocks();
 void *mgpuModuleLoad(void *data, int64_t size);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
@@ -105,6 +106,18 @@ TEST(DeviceMemory, DeviceResultsGoBackToTheRuntime) {
   datrt::freeProgramBuffer(p);
   EXPECT_EQ(mgpuMemAlloc(256, nullptr, false), p); // reused, not freed
   mgpuMemFree(p, nullptr);
+}
+
+TEST(DeviceMemory, DestroyingAProgramReleasesTheKeptBlocks) {
+  // Freed blocks are kept for the next run; a destroyed program's go back
+  // to the driver (dat_program_destroy calls releaseCachedBuffers).
+  datrt::releaseCachedBuffers(); // what earlier tests left
+  void *p = mgpuMemAlloc(512, nullptr, /*hostShared=*/false);
+  int live = fake_cuda_live_blocks();
+  mgpuMemFree(p, nullptr);
+  EXPECT_EQ(fake_cuda_live_blocks(), live); // kept
+  datrt::releaseCachedBuffers();
+  EXPECT_EQ(fake_cuda_live_blocks(), live - 1);
 }
 
 TEST(DeviceMemory, DeviceResultsAreReadThroughACopy) {
