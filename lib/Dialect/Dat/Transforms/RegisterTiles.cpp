@@ -110,14 +110,18 @@ FailureOr<RegisterTile> planRegisterTile(linalg::GenericOp op,
         vectorTile = t;
         break;
       }
-    for (int64_t t = 2 * vectorWidth; t >= 4 && !vectorTile; t -= 4)
+    // Else a power of two lanes that divides it: vectors of other lengths
+    // (20 lanes for a block of 40 keys) are split by LLVM into a register
+    // and a piece, with shuffles between them.
+    for (int64_t t = 2 * vectorWidth; t >= 4 && !vectorTile; t /= 2)
       if (extents[d] % t == 0)
         vectorTile = t;
-    // No divisor of a few lanes (17 tokens): partial tiles, whose vectors
-    // are masked.
+    // No divisor of a few lanes (17 tokens, 40 keys): partial tiles of
+    // whole registers, whose vectors are masked.
     if (vectorTile < std::min<int64_t>(vectorWidth / 2, extents[d]))
-      vectorTile =
-          std::min<int64_t>(2 * vectorWidth, llvm::alignTo(extents[d], 4));
+      vectorTile = std::min<int64_t>(
+          2 * vectorWidth,
+          std::max<int64_t>(4, llvm::PowerOf2Ceil(extents[d])));
     vectorDim = d;
     break;
   }

@@ -507,3 +507,56 @@ func.func @relation_sums(%p: tensor<1x2x8x64xf32>, %r: tensor<1x4x8x64xf32>, %ac
   }
   return %out : tensor<1x2x8x4xf32>
 }
+
+// -----
+
+// A block of 40 keys (the last of 1000) and of 17 keys (ViT's tokens):
+// vectors of a power of two lanes only. 40: 8-lane vectors, which divide it
+// (20 lanes, the largest multiple of 4 that does, made LLVM split each
+// vector into a register and a piece with shuffles between them); 17: a
+// masked partial tile of two registers (before: 20 lanes).
+// CHECK-LABEL: func.func @keys40
+// CHECK: vector.transfer_read {{.+}} : tensor<1x1x16x1x8xf32>, vector<16x8xf32>
+// CHECK-NOT: vector<16x20xf32>
+// CHECK-LABEL: func.func @keys17
+// CHECK: vector.transfer_read {{.+}} {in_bounds = [true, false]} : tensor<1x1x8x17xf32>, vector<8x32xf32>
+func.func @keys40(%q: tensor<1x1x16x16xf32>, %k: tensor<1x1x40x16xf32>, %acc: tensor<1x1x16x40xf32>, %n: index) -> tensor<1x1x16x40xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<1x1x16x40xf32> {
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %k : tensor<1x1x16x16xf32>, tensor<1x1x40x16xf32>)
+        outs(%a : tensor<1x1x16x40xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %o, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<1x1x16x40xf32>
+    scf.yield %s : tensor<1x1x16x40xf32>
+  }
+  return %r : tensor<1x1x16x40xf32>
+}
+func.func @keys17(%q: tensor<1x1x8x16xf32>, %k: tensor<1x1x17x16xf32>, %acc: tensor<1x1x8x17xf32>, %n: index) -> tensor<1x1x8x17xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<1x1x8x17xf32> {
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                         affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %k : tensor<1x1x8x16xf32>, tensor<1x1x17x16xf32>)
+        outs(%a : tensor<1x1x8x17xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %o, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<1x1x8x17xf32>
+    scf.yield %s : tensor<1x1x8x17xf32>
+  }
+  return %r : tensor<1x1x8x17xf32>
+}
