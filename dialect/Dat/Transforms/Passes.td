@@ -228,9 +228,13 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
       row tiles inside its weight panels, so that each panel's block is
       read from L1 by every row tile.
       Rows that `rows` does not divide are split into full register tiles
-      and a static rest; vector extents with no divisor of a few lanes get
-      a partial last tile with masked transfers; vector dimensions under 4
-      lanes keep their loops;
+      and a static rest; vectors have a power of two lanes, and extents
+      with no such divisor of at least half a register get a partial last
+      tile of whole registers with masked transfers; vector dimensions
+      under 4 lanes keep their loops. A contraction whose vector would
+      fill under half a register while its reduction is innermost in both
+      inputs (the relational tile's Σ_j p·r over a few relations) is
+      computed as dot products along the reduction instead;
     - the input read along the vector dimension is packed where that
       dimension is not its innermost one: transposed once where it is made
       (composed with the head-split transpose that made a key tile; a
