@@ -40,6 +40,9 @@ std::map<Handle, std::string> &kernelNames() {
 std::string lastKernel = "no kernel launched yet";
 } // namespace
 
+/// CUDA_ERROR_OUT_OF_MEMORY.
+constexpr CUresult kOutOfMemory = 2;
+
 // A program allocates the same buffers on every run (static shapes). Freed
 // blocks are reused by the next allocation of the same kind and size: no
 // driver call, and managed pages that already moved to the GPU stay there
@@ -246,12 +249,30 @@ void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
   if (void *reused = takeFreeBlock(key))
     return reused;
   CUdeviceptr p = 0;
-  if (hostShared)
-    check(driver().cuMemAllocManaged(&p, n, /*CU_MEM_ATTACH_GLOBAL=*/1),
-          "cuMemAllocManaged", (std::to_string(bytes) + " bytes").c_str());
-  else
-    check(driver().cuMemAlloc(&p, n), "cuMemAlloc",
-          (std::to_string(bytes) + " bytes").c_str());
+  auto allocate = [&] {
+    return hostShared ? driver().cuMemAllocManaged(&p, n,
+                                                   /*CU_MEM_ATTACH_GLOBAL=*/1)
+                      : driver().cuMemAlloc(&p, n);
+  };
+  CUresult result = allocate();
+  // Out of memory with blocks kept for reuse (of other sizes): they go back
+  // to the driver, and the allocation is tried once more.
+  if (result == kOutOfMemory && !freeBlocks().empty()) {
+    datrt::cuda::releaseFreeBlocks();
+    result = allocate();
+  }
+  if (result != 0) {
+    // What the model held when it ran out (its own buffers include this
+    // one, already counted).
+    const datrt::MemoryStats &stats = datrt::memoryStats();
+    std::string what = std::to_string(bytes) + " bytes, with " +
+                       std::to_string(stats.live.load() - n) +
+                       " bytes of the model's buffers and " +
+                       std::to_string(stats.arguments) +
+                       " bytes of its weights and inputs already allocated";
+    check(result, hostShared ? "cuMemAllocManaged" : "cuMemAlloc",
+          what.c_str());
+  }
   liveBlocks()[reinterpret_cast<void *>(p)] = key;
   return reinterpret_cast<void *>(p);
 }

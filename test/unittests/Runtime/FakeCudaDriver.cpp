@@ -20,6 +20,7 @@ namespace {
 struct Block {
   void *base;
   bool managed;
+  size_t bytes;
 };
 std::map<uint64_t, Block> &blocks() {
   static std::map<uint64_t, Block> b;
@@ -29,6 +30,15 @@ int syncError = 0, pointerError = 0;
 void *lastCopyStream = nullptr;
 int copies = 0, managedAllocations = 0, syncs = 0;
 int stream = 0;
+// Device memory the fake card has (cuMemAlloc fails past it): unlimited
+// unless a test sets it.
+size_t memoryLimit = SIZE_MAX;
+size_t deviceBytes() {
+  size_t total = 0;
+  for (auto &[p, b] : blocks())
+    total += b.managed ? 0 : b.bytes;
+  return total;
+}
 } // namespace
 
 extern "C" {
@@ -39,6 +49,7 @@ int fake_cuda_copies() { return copies; }
 int fake_cuda_managed_allocations() { return managedAllocations; }
 int fake_cuda_syncs() { return syncs; }
 int fake_cuda_live_blocks() { return static_cast<int>(blocks().size()); }
+void fake_cuda_set_memory_limit(size_t bytes) { memoryLimit = bytes; }
 
 int cuInit(unsigned) { return 0; }
 int cuDeviceGet(int *d, int) {
@@ -88,9 +99,11 @@ int cuEventElapsedTime_v2(float *ms, void *, void *) {
 }
 
 static int allocate(uint64_t *p, size_t bytes, bool managed) {
+  if (!managed && deviceBytes() + bytes > memoryLimit)
+    return 2; // CUDA_ERROR_OUT_OF_MEMORY
   char *base = static_cast<char *>(std::malloc(bytes + 64));
   *p = reinterpret_cast<uint64_t>(base + 64);
-  blocks()[*p] = {base, managed};
+  blocks()[*p] = {base, managed, bytes};
   return 0;
 }
 int cuMemAllocManaged(uint64_t *p, size_t bytes, unsigned) {
@@ -135,11 +148,15 @@ int cuPointerGetAttribute(void *data, int attribute, uint64_t p) {
   return 0;
 }
 int cuGetErrorName(int e, const char **name) {
-  *name = e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+  *name = e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+          : e == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
+                   : "CUDA_ERROR_UNKNOWN";
   return 0;
 }
 int cuGetErrorString(int e, const char **text) {
-  *text = e == 700 ? "an illegal memory access was encountered" : "unknown";
+  *text = e == 700 ? "an illegal memory access was encountered"
+          : e == 2 ? "out of memory"
+                   : "unknown";
   return 0;
 }
 }

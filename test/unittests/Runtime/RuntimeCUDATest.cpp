@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -33,6 +34,7 @@ int fake_cuda_copies();
 int fake_cuda_managed_allocations();
 int fake_cuda_syncs();
 int fake_cuda_live_blocks();
+void fake_cuda_set_memory_limit(size_t bytes);
 void *mgpuModuleLoad(void *data, int64_t size);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
@@ -118,6 +120,34 @@ TEST(DeviceMemory, DestroyingAProgramReleasesTheKeptBlocks) {
   EXPECT_EQ(fake_cuda_live_blocks(), live); // kept
   datrt::releaseCachedBuffers();
   EXPECT_EQ(fake_cuda_live_blocks(), live - 1);
+}
+
+TEST(DeviceMemory, OutOfMemoryReleasesKeptBlocksFirst) {
+  // A 3 KiB card: a kept 2 KiB block (freed, of another size) goes back to
+  // the driver before a 2.5 KiB allocation gives up.
+  datrt::releaseCachedBuffers();
+  fake_cuda_set_memory_limit(3 << 10);
+  void *a = mgpuMemAlloc(2 << 10, nullptr, /*hostShared=*/false);
+  mgpuMemFree(a, nullptr);
+  void *b = mgpuMemAlloc(5 << 9, nullptr, false);
+  EXPECT_NE(b, nullptr);
+  mgpuMemFree(b, nullptr);
+  datrt::releaseCachedBuffers();
+  fake_cuda_set_memory_limit(SIZE_MAX);
+}
+
+TEST(DeviceMemory, OutOfMemoryNamesTheSizeAndWhatTheModelHolds) {
+  EXPECT_DEATH(
+      {
+        datrt::releaseCachedBuffers();
+        fake_cuda_set_memory_limit(3 << 10);
+        void *a = mgpuMemAlloc(2 << 10, nullptr, /*hostShared=*/false);
+        (void)a;
+        mgpuMemAlloc(2 << 10, nullptr, false);
+      },
+      "CUDA error in cuMemAlloc \\(2048 bytes, with 2048 bytes of the "
+      "model's buffers and [0-9]+ bytes of its weights and inputs already "
+      "allocated\\): CUDA_ERROR_OUT_OF_MEMORY: out of memory");
 }
 
 TEST(DeviceMemory, DeviceResultsAreReadThroughACopy) {
