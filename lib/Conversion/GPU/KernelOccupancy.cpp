@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -18,12 +19,9 @@ struct GPUKernelOccupancyPass final
     : impl::DatGPUKernelOccupancyBase<GPUKernelOccupancyPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (blocksPerSM < 1) {
-      getOperation()->emitError("dat-gpu-kernel-occupancy: blocks-per-sm "
-                                "must be positive, got ")
-          << static_cast<int64_t>(blocksPerSM);
+    if (failed(checkOptionRange(getOperation(), getArgument(), "blocks-per-sm",
+                                blocksPerSM, 1)))
       return signalPassFailure();
-    }
     Builder b(&getContext());
     getOperation()->walk([&](gpu::GPUFuncOp fn) {
       if (fn.isKernel() &&

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -81,12 +82,9 @@ struct GPUMapParallelLoopsPass final
     : impl::DatGPUMapParallelLoopsBase<GPUMapParallelLoopsPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (blockSize < 1 || blockSize > 1024) {
-      getOperation()->emitError("dat-gpu-map-parallel-loops: block-size must "
-                                "be in [1, 1024], got ")
-          << static_cast<int64_t>(blockSize);
+    if (failed(checkOptionRange(getOperation(), getArgument(), "block-size",
+                                blockSize, 1, 1024)))
       return signalPassFailure();
-    }
     SmallVector<scf::ParallelOp> roots;
     getOperation()->walk([&](scf::ParallelOp op) {
       if (!op->getParentOfType<scf::ParallelOp>() &&

@@ -16,6 +16,7 @@
 #include "dat/Conversion/Passes.h"
 #include "dat/Conversion/WarpMma.h"
 #include "dat/Dialect/Dat/IR/DatDialect.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -516,23 +517,16 @@ namespace {
 struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (blockSize < 1 || blockSize > 1024) {
-      getOperation()->emitError("dat-gpu-map-tiles: block-size must be in "
-                                "[1, 1024], got ")
-          << static_cast<int64_t>(blockSize);
-      return signalPassFailure();
-    }
     // Past the hardware's limit the launch would fail at run time, in
     // cuFuncSetAttribute: refuse it here.
-    if (sharedMemory < 0 || sharedMemory > kMaxTileSharedMemory) {
-      getOperation()->emitError("dat-gpu-map-tiles: shared-memory must be in "
-                                "[0, ")
-          << kMaxTileSharedMemory
-          << "] bytes (sm_90's 227 KiB per block, less the 16 the kernels "
-             "add), got "
-          << static_cast<int64_t>(sharedMemory);
+    if (failed(checkOptionRange(getOperation(), getArgument(), "block-size",
+                                blockSize, 1, 1024)) ||
+        failed(checkOptionRange(
+            getOperation(), getArgument(), "shared-memory", sharedMemory, 0,
+            kMaxTileSharedMemory,
+            " bytes (sm_90's 227 KiB per block, less the 16 the kernels "
+            "add)")))
       return signalPassFailure();
-    }
     // The tile loops the dat tiling passes made (marked dat.origin) and no
     // other loop: each must be mappable.
     SmallVector<scf::ForallOp> loops;

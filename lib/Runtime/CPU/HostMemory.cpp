@@ -8,8 +8,9 @@
 // (MemoryStats.h). With OpenMP tiles the peak counts the buffers of the
 // tiles that run at once.
 //
-// Each block carries its size, alignment and offset from the underlying
-// allocation in a header just before the pointer returned, so the books
+// Each block carries its size and alignment in a header just before the
+// pointer returned (the header's rounded size to the alignment away from
+// the underlying allocation), so the books
 // need no lock (tiles allocate on several threads at once). Blocks of 64 KiB
 // and more are kept when freed and reused by the next allocation of the
 // same size: a program's shapes are fixed, so its calls ask for the same
@@ -36,8 +37,17 @@ namespace {
 struct BlockHeader {
   size_t bytes;
   size_t alignment;
-  size_t offset; // from the underlying allocation to the block
 };
+
+size_t roundUp(size_t n, size_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
+
+/// From the underlying allocation to the block: the header, rounded up to
+/// the block's alignment.
+size_t headerSpace(size_t alignment) {
+  return roundUp(sizeof(BlockHeader), alignment);
+}
 
 /// Blocks from this size on are cached when freed.
 constexpr size_t kCachedBytes = 64 << 10;
@@ -67,21 +77,20 @@ char *takeCached(size_t bytes, size_t alignment) {
 /// A block of `bytes` whose pointer is a multiple of `alignment` (a power of
 /// two, at least 16), with its header in the bytes before it.
 void *allocateBlock(size_t alignment, size_t bytes) {
-  size_t offset = (sizeof(BlockHeader) + alignment - 1) / alignment * alignment;
+  size_t offset = headerSpace(alignment);
   char *base = bytes >= kCachedBytes ? takeCached(bytes, alignment) : nullptr;
   if (!base) {
     size_t total = offset + bytes;
-    base =
-        alignment <= alignof(std::max_align_t)
-            ? static_cast<char *>(std::malloc(total))
-            // aligned_alloc wants a multiple of the alignment.
-            : static_cast<char *>(std::aligned_alloc(
-                  alignment, (total + alignment - 1) / alignment * alignment));
+    base = alignment <= alignof(std::max_align_t)
+               ? static_cast<char *>(std::malloc(total))
+               // aligned_alloc wants a multiple of the alignment.
+               : static_cast<char *>(
+                     std::aligned_alloc(alignment, roundUp(total, alignment)));
     if (!base)
       return nullptr;
   }
   char *block = base + offset;
-  BlockHeader header{bytes, alignment, offset};
+  BlockHeader header{bytes, alignment};
   std::memcpy(block - sizeof(BlockHeader), &header, sizeof(BlockHeader));
   datrt::noteAllocated(bytes);
   return block;
@@ -107,7 +116,7 @@ void _mlir_memref_to_llvm_free(void *p) {
   BlockHeader header;
   std::memcpy(&header, block - sizeof(BlockHeader), sizeof(BlockHeader));
   datrt::noteFreed(header.bytes);
-  char *base = block - header.offset;
+  char *base = block - headerSpace(header.alignment);
   if (header.bytes < kCachedBytes) {
     std::free(base);
     return;

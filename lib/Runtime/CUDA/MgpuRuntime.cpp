@@ -118,6 +118,11 @@ bool isRuntimeBlock(const void *p) {
 }
 
 void releaseFreeBlocks() {
+  if (freeBlocks().empty())
+    return;
+  // A kept block may still be read by work queued before it was freed.
+  check(driver().cuStreamSynchronize(mgpuStreamCreate()), "cuStreamSynchronize",
+        "before freeing kept blocks");
   for (auto &[key, p] : freeBlocks())
     check(driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p)), "cuMemFree");
   freeBlocks().clear();

@@ -13,6 +13,7 @@
 #include "dat/Dialect/Dat/IR/DatOps.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -97,12 +98,9 @@ struct DecomposeFlashPass final
   using Base::Base;
 
   void runOnOperation() override {
-    if (keyTile < 1) {
-      getOperation()->emitError("dat-decompose-flash: key-tile must be "
-                                "positive, got ")
-          << static_cast<int64_t>(keyTile);
+    if (failed(checkOptionRange(getOperation(), getArgument(), "key-tile",
+                                keyTile, 1)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateFlashAttentionPatterns(patterns, keyTile);
     // A key block's slice of the query tile's slice is one slice of the

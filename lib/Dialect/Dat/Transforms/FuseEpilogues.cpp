@@ -14,6 +14,7 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -191,12 +192,9 @@ struct FuseEpiloguesPass final : impl::DatFuseEpiloguesBase<FuseEpiloguesPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (rows < 1) {
-      getOperation()->emitError("dat-fuse-epilogues: rows must be positive, "
-                                "got ")
-          << static_cast<int64_t>(rows);
+    if (failed(
+            checkOptionRange(getOperation(), getArgument(), "rows", rows, 1)))
       return signalPassFailure();
-    }
     IRRewriter rewriter(&getContext());
     if (failed(fuseLinearEpilogues(rewriter, getOperation(), rows)))
       return signalPassFailure();

@@ -17,6 +17,7 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -650,6 +651,14 @@ namespace {
 struct RegisterTilesPass final : impl::DatRegisterTilesBase<RegisterTilesPass> {
   using Base::Base;
   void runOnOperation() override {
+    Operation *op = getOperation();
+    StringRef pass = getArgument();
+    if (failed(checkOptionRange(op, pass, "vector-width", vectorWidth, 0)) ||
+        failed(checkOptionRange(op, pass, "rows", rows, 1)) ||
+        failed(checkOptionRange(op, pass, "vector-registers", vectorRegisters,
+                                1)) ||
+        failed(checkOptionRange(op, pass, "reduction-tile", reductionTile, 0)))
+      return signalPassFailure();
     if (vectorWidth > 0 &&
         failed(registerTileAndVectorize(
             getOperation(),

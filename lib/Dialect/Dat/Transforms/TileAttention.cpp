@@ -10,6 +10,7 @@
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -81,12 +82,10 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (queryTile < 0) {
-      getOperation()->emitError("dat-tile-attention: query-tile must be "
-                                "positive or 0 (per op), got ")
-          << static_cast<int64_t>(queryTile);
+    if (failed(checkOptionRange(
+            getOperation(), getArgument(), "query-tile", queryTile, 0,
+            std::numeric_limits<int64_t>::max(), " (per op)")))
       return signalPassFailure();
-    }
     SmallVector<TilingInterface> ops;
     getOperation()->walk([&](Operation *op) {
       // (An op already in a tile loop is tiled: the pass is idempotent.)

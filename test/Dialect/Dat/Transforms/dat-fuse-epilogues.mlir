@@ -1,4 +1,6 @@
 // RUN: dat-opt %s --split-input-file --dat-fuse-epilogues="rows=16" --canonicalize | FileCheck %s
+// RUN: not dat-opt %s --split-input-file --dat-fuse-epilogues="rows=0" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dat-fuse-epilogues: rows must be positive, got 0
 
 // y = relu(x·Wᵀ + b) + x: the residual add is tiled by 16 rows (batch one
 // at a time, the features whole); the add, the activation, the contraction

@@ -1,5 +1,7 @@
 // RUN: dat-opt %s --dat-register-tiles --canonicalize | FileCheck %s
 // RUN: dat-opt %s --dat-register-tiles="reduction-tile=0" --canonicalize | FileCheck %s --check-prefix=WHOLE
+// RUN: not dat-opt %s --dat-register-tiles="reduction-tile=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dat-register-tiles: reduction-tile must be positive or 0, got -1
 
 // A projection whose reduction (256) the reduction tile (128) divides: the
 // reduction in blocks of 128, the outermost loop; inside, the weight's
