@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -43,7 +44,9 @@ struct VectorizableLoopsPass final
       return;
     RewritePatternSet patterns(ctx);
     // exp (the softmax) and tanh (the tanh-form GELU): vector libm calls
-    // would be scalarized.
+    // would be scalarized. f32 exp takes dat's shorter form; upstream's
+    // covers the other types.
+    populateExpApproximationPatterns(patterns, /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return llvm::is_contained({"exp", "math.exp", "tanh", "math.tanh"}, name);
     });

@@ -58,6 +58,12 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
 /// runtime's GEMM for (on contiguous buffers outside loops).
 bool hasProjectionGemmForm(linalg::GenericOp op);
 
+/// f32 `math.exp`, scalar or vector, as 16 vectorizable arithmetic ops
+/// (within 2 ulp; exp(-inf) = 0 and exp(0) = 1 exactly; NaN stays NaN;
+/// subnormal results flush to zero). Other element types are left alone.
+void populateExpApproximationPatterns(RewritePatternSet &patterns,
+                                      PatternBenefit benefit = 1);
+
 /// The options of the CPU's vector layer (dat-register-tiles' own).
 struct RegisterTiling {
   /// f32 lanes per vector register.
