@@ -111,7 +111,9 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // the bounds of loops whose last block is full folded.
           // (Loops of one block, e.g. 17 keys, are folded away first.)
           // Tile loops likewise: full tiles and a partial last one.
-          pm.addPass(createDatPeelTileLoops());
+          DatPeelTileLoopsOptions peel;
+          peel.overlap = options.overlapLastTile;
+          pm.addPass(createDatPeelTileLoops(peel));
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createSCFForLoopPeeling());

@@ -56,6 +56,10 @@ def Dat_Dialect : Dialect {
     // last tiles): its tiles are disjoint from those of the loop whose result
     // it continues, so a tile it slices from that output was never written.
     "::mlir::UnitAttr":$rest_of_split,
+    // On an attention tile loop whose partial last tile dat-peel-tile-loops
+    // replaced by a full one ending at the last row (overlapping the tile
+    // before it; only its rows past that tile are inserted).
+    "::mlir::UnitAttr":$overlapped_last_tile,
     // On a host `memref.alloc` of a GPU program: a buffer only the host uses
     // (dat-gpu-device-copies' host copies); it stays in host memory.
     "::mlir::UnitAttr":$host_memory

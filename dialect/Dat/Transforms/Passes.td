@@ -206,8 +206,21 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
     its tiles are disjoint from those of the loop whose result it continues
     (dat-register-tiles moves a transpose of the result into both). Loops
     nested in a tile loop are split in the original only.
+
+    With `overlap` (on in the CPU pipeline), an attention-family tile loop
+    whose split-off loop would have a single iteration (batch 1, tiles that
+    keep every head: relational attention, HYLA, APE), which would run on
+    one thread while the others wait, is not split: its last tile becomes a
+    full one ending at the last row, overlapping the tile before it, and
+    inserts only the rows past that tile (each tile computes into a tensor of
+    its own; the loop is marked `dat.overlapped_last_tile`).
   }];
-  let dependentDialects = ["::mlir::affine::AffineDialect"];
+  let options = [
+    Option<"overlap", "overlap", "bool", "false",
+           "Overlap the last tile of a loop whose partial tile would run alone">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def DatRegisterTiles : Pass<"dat-register-tiles"> {

@@ -124,6 +124,12 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::desc("CPU: rows of a register tile (dat-register-tiles; "
                      "accumulators: rows × 2 vectors)"),
       llvm::cl::init(8)};
+  ::mlir::detail::PassOptions::Option<bool> overlapLastTile{
+      *this, "overlap-last-tile",
+      llvm::cl::desc("CPU: an attention tile loop whose partial last tile "
+                     "would run alone computes a full last tile overlapping "
+                     "the one before it instead (dat-peel-tile-loops)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "

@@ -141,14 +141,15 @@ LogicalResult DatDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kRestOfSplitAttr || name == kRecomputePerTileAttr ||
-      name == kHostMemoryAttr) {
+      name == kHostMemoryAttr || name == kOverlappedLastTileAttr) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' is a unit attribute";
     if (name == kHostMemoryAttr &&
         op->getName().getStringRef() != "memref.alloc")
       return op->emitOpError()
              << "'" << name << "' marks host allocations (memref.alloc)";
-    if (name == kRestOfSplitAttr && op->getNumRegions() == 0)
+    if ((name == kRestOfSplitAttr || name == kOverlappedLastTileAttr) &&
+        op->getNumRegions() == 0)
       return op->emitOpError() << "'" << name << "' marks tile loops; '"
                                << op->getName() << "' is not a loop";
     return success();

@@ -12,6 +12,14 @@
 // both (upstream's scf-for-loop-peeling does the same for `scf.for`, not
 // for `scf.forall`).
 //
+// Where that second loop would have one iteration (an attention tile loop
+// at batch 1 whose tiles keep every head: relational attention, HYLA), it
+// would run on one thread while the others wait: 1000 queries are 15 full
+// tiles on two threads, then 40 rows alone. Such a loop instead computes a
+// full last tile ending at the last row, overlapping the tile before it,
+// and inserts only the rows past that tile: one loop of full tiles, a few
+// rows recomputed.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/IR/DatDialect.h"
@@ -19,8 +27,10 @@
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/AffineCanonicalizationUtils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::dat {
@@ -66,7 +76,188 @@ void simplifyTileSizes(RewriterBase &rewriter, scf::ForallOp forall) {
     (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matcher);
 }
 
+/// Whether `forall`'s tiles compute one op of the attention family (whose
+/// query rows are independent: a tile may start anywhere).
+bool isAttentionTileLoop(scf::ForallOp forall) {
+  auto origin = forall->getAttrOfType<StringAttr>(kOriginAttr);
+  return origin &&
+         llvm::is_contained({"dat.attention", "dat.relational_attention",
+                             "dat.hyper_attention"},
+                            origin.getValue());
+}
+
 } // namespace
+
+LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
+  if (forall->hasAttr(kOverlappedLastTileAttr) || !isAttentionTileLoop(forall))
+    return failure();
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !ubs || !steps)
+    return failure();
+  // One dimension with a partial last tile after full ones; every other
+  // dimension one tile (else the peeled loop would have iterations enough
+  // for the threads).
+  std::optional<unsigned> dim;
+  for (unsigned d = 0; d < forall.getRank(); ++d) {
+    int64_t extent = (*ubs)[d] - (*lbs)[d], step = (*steps)[d];
+    if (step <= 0 || extent <= 0)
+      return failure();
+    if (extent > step && extent % step != 0) {
+      if (dim)
+        return failure();
+      dim = d;
+    } else if (extent > step) {
+      return failure();
+    }
+  }
+  if (!dim)
+    return failure();
+  int64_t lb = (*lbs)[*dim], ub = (*ubs)[*dim], step = (*steps)[*dim];
+  int64_t lastStart = ub - step;
+
+  // Checks first. The outputs start undefined (so a tile may compute into
+  // a buffer of its own) and are only sliced or inserted into; each insert
+  // puts a whole tile at the induction variable of `dim`.
+  Block *body = forall.getBody();
+  Value iv = forall.getInductionVar(*dim);
+  scf::InParallelOp terminator = forall.getTerminator();
+  for (Value out : forall.getOutputs())
+    if (!out.getDefiningOp<tensor::EmptyOp>())
+      return failure();
+  for (BlockArgument out : forall.getRegionIterArgs())
+    for (Operation *user : out.getUsers())
+      if (!isa<tensor::ExtractSliceOp>(user) &&
+          user->getParentOp() != terminator)
+        return failure();
+  auto otherInductionVar = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == body &&
+           arg.getArgNumber() < forall.getRank() && v != iv;
+  };
+  SmallVector<std::pair<tensor::ParallelInsertSliceOp, unsigned>> inserts;
+  for (Operation &op : terminator.getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(&op);
+    if (!insert || !insert.hasUnitStride() ||
+        insert.getSourceType().getRank() != insert.getDestType().getRank())
+      return failure();
+    std::optional<unsigned> position;
+    for (auto [p, offset] : llvm::enumerate(insert.getMixedOffsets())) {
+      auto value = dyn_cast<Value>(offset);
+      if (!value || forall.isDefinedOutsideOfLoop(value) ||
+          otherInductionVar(value))
+        continue;
+      if (value != iv || position)
+        return failure();
+      position = p;
+    }
+    if (!position)
+      return failure();
+    inserts.emplace_back(insert, *position);
+  }
+
+  // start = min(iv, ub - step): every tile is full.
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = forall.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(body);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  Value start = affine::AffineMinOp::create(
+      rewriter, loc,
+      AffineMap::get(1, 0, {d0, getAffineConstantExpr(lastStart, ctx)}, ctx),
+      ValueRange{iv});
+  auto inTerminator = [&](OpOperand &use) {
+    return terminator->isProperAncestor(use.getOwner());
+  };
+  // Tile sizes (affine.min/max of the induction variable alone) where the
+  // tiles use them: constants now, if they are the same at every start.
+  SmallVector<int64_t> starts;
+  for (int64_t i = lb; i < ub; i += step)
+    starts.push_back(std::min(i, lastStart));
+  SmallVector<Operation *> minMax;
+  body->walk([&](Operation *op) {
+    if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op) &&
+        op != start.getDefiningOp() &&
+        llvm::all_of(op->getOperands(), [&](Value v) { return v == iv; }))
+      minMax.push_back(op);
+  });
+  for (Operation *op : minMax) {
+    AffineMap map = isa<affine::AffineMinOp>(op)
+                        ? cast<affine::AffineMinOp>(op).getMap()
+                        : cast<affine::AffineMaxOp>(op).getMap();
+    std::optional<int64_t> same;
+    bool constant = true;
+    for (int64_t s : starts) {
+      SmallVector<Attribute> operands(op->getNumOperands(),
+                                      rewriter.getIndexAttr(s));
+      SmallVector<Attribute> results;
+      if (failed(map.constantFold(operands, results)) || results.empty()) {
+        constant = false;
+        break;
+      }
+      int64_t value = cast<IntegerAttr>(results[0]).getInt();
+      for (Attribute r : results)
+        value = isa<affine::AffineMinOp>(op)
+                    ? std::min(value, cast<IntegerAttr>(r).getInt())
+                    : std::max(value, cast<IntegerAttr>(r).getInt());
+      if (same && *same != value)
+        constant = false;
+      same = value;
+    }
+    rewriter.setInsertionPointAfter(start.getDefiningOp());
+    Value replacement;
+    if (constant && same) {
+      replacement = arith::ConstantIndexOp::create(rewriter, loc, *same);
+    } else {
+      IRMapping mapping;
+      mapping.map(iv, start);
+      replacement = rewriter.clone(*op, mapping)->getResult(0);
+    }
+    rewriter.replaceUsesWithIf(
+        op->getResult(0), replacement,
+        [&](OpOperand &use) { return !inTerminator(use); });
+  }
+  // The tiles compute at `start` (the sizes above keep the induction
+  // variable for the inserts).
+  rewriter.replaceUsesWithIf(iv, start, [&](OpOperand &use) {
+    return use.getOwner() != start.getDefiningOp() && !inTerminator(use) &&
+           !llvm::is_contained(minMax, use.getOwner());
+  });
+  // Each tile into a tensor of its own (the output is undefined there).
+  for (BlockArgument out : forall.getRegionIterArgs())
+    for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      if (!slice)
+        continue;
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getMixedSizes(), slice.getType().getElementType());
+    }
+  // Inserted: the rows past the previous tile, iv - start of them skipped.
+  for (auto [insert, position] : inserts) {
+    rewriter.setInsertionPoint(terminator);
+    Value skipped = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(2, 0, {d0 - d1}, ctx),
+        ValueRange{iv, start});
+    SmallVector<OpFoldResult> offsets(insert.getSourceType().getRank(),
+                                      rewriter.getIndexAttr(0));
+    offsets[position] = skipped;
+    SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+    Value rows = tensor::ExtractSliceOp::create(
+        rewriter, loc, insert.getSourceType(), insert.getSource(), offsets,
+        insert.getMixedSizes(), strides);
+    rewriter.modifyOpInPlace(insert,
+                             [&] { insert.getSourceMutable().assign(rows); });
+  }
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall->setAttr(kOverlappedLastTileAttr, rewriter.getUnitAttr());
+  });
+  return success();
+}
 
 FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall) {
@@ -123,6 +314,7 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
 
 namespace {
 struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForallOp> loops;
     // (Tile loops are not nested: one nested in another is split in the
@@ -130,8 +322,11 @@ struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
     getOperation()->walk<WalkOrder::PreOrder>(
         [&](scf::ForallOp op) { loops.push_back(op); });
     IRRewriter rewriter(&getContext());
-    for (scf::ForallOp loop : loops)
+    for (scf::ForallOp loop : loops) {
+      if (overlap && succeeded(overlapLastTile(rewriter, loop)))
+        continue;
       (void)peelPartialTiles(rewriter, loop);
+    }
   }
 };
 } // namespace

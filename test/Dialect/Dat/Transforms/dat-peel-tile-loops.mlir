@@ -1,5 +1,7 @@
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops | FileCheck %s
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops --canonicalize | FileCheck %s --check-prefix=CANON
+// RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap | FileCheck %s --check-prefix=OVERLAP
+// RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap --canonicalize | FileCheck %s --check-prefix=OVERLAPC
 
 // 200 rows in tiles of 64: a loop over the three full tiles, whose size is
 // the constant 64, then one over the last 8 rows, which reads the first
@@ -77,4 +79,79 @@ func.func @nothing_to_split(%x: tensor<128x8xf32>, %y: tensor<40x8xf32>) -> (ten
     }
   }
   return %r, %r2 : tensor<128x8xf32>, tensor<40x8xf32>
+}
+
+// -----
+
+// overlap: an attention tile loop at batch 1 over 200 queries (three full
+// tiles and 8 rows) whose tiles keep every head. Peeled, the last 8 rows
+// would be a loop of one iteration, run on one thread; instead every tile is
+// full, the last starting at 136 (min(i, 136)), computing into a tensor of
+// its own, and inserts its rows past the previous tile (i - start of them
+// skipped). The tile size folds to 64 inside the tile and stays min(200 - i,
+// 64) for the insert.
+// (Canonicalized: the batch loop of one tile folds away.)
+// OVERLAPC-LABEL: func.func @overlapped
+// OVERLAPC: scf.forall (%[[I:.+]]) = (0) to (200) step (64)
+// OVERLAPC-DAG: %[[START:.+]] = affine.min #[[$START:.+]](%[[I]])
+// OVERLAPC-DAG: %[[N:.+]] = affine.min #[[$SIZE:.+]](%[[I]])
+// OVERLAPC-DAG: %[[TILE:.+]] = tensor.empty() : tensor<1x64x64xf32>
+// OVERLAPC: tensor.extract_slice %arg0[0, %[[START]], 0] [1, 64, 64]
+// OVERLAPC: %[[E:.+]] = linalg.exp {{.*}} outs(%[[TILE]]
+// OVERLAPC: %[[SKIP:.+]] = affine.apply #{{.+}}(%[[I]], %[[START]])
+// OVERLAPC: %[[ROWS:.+]] = tensor.extract_slice %[[E]][0, %[[SKIP]], 0] [1, %[[N]], 64]
+// OVERLAPC: tensor.parallel_insert_slice %[[ROWS]] into %{{.+}}[0, %[[I]], 0] [1, %[[N]], 64]
+// OVERLAPC: dat.origin = "dat.relational_attention", dat.overlapped_last_tile
+// OVERLAPC-NOT: scf.forall (
+// OVERLAPC: return
+// Without the option, the same loop is peeled.
+// CHECK-LABEL: func.func @overlapped
+// CHECK: scf.forall ({{.+}}) = (0, 0) to (1, 192)
+// CHECK: scf.forall ({{.+}}) = (0, 192) to (1, 200)
+// CHECK: dat.rest_of_split
+func.func @overlapped(%x: tensor<1x200x64xf32>) -> tensor<1x200x64xf32> {
+  %e = tensor.empty() : tensor<1x200x64xf32>
+  %r = scf.forall (%b, %i) = (0, 0) to (1, 200) step (1, 64) shared_outs(%o = %e) -> (tensor<1x200x64xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 200, 64)>(%i)
+    %s = tensor.extract_slice %x[%b, %i, 0] [1, %n, 64] [1, 1, 1] : tensor<1x200x64xf32> to tensor<1x?x64xf32>
+    %d = tensor.extract_slice %o[%b, %i, 0] [1, %n, 64] [1, 1, 1] : tensor<1x200x64xf32> to tensor<1x?x64xf32>
+    %t = linalg.exp ins(%s : tensor<1x?x64xf32>) outs(%d : tensor<1x?x64xf32>) -> tensor<1x?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%b, %i, 0] [1, %n, 64] [1, 1, 1] : tensor<1x?x64xf32> into tensor<1x200x64xf32>
+    }
+  } {dat.origin = "dat.relational_attention"}
+  return %r : tensor<1x200x64xf32>
+}
+
+// -----
+
+// overlap leaves a loop with several tiles besides the partial one (heads:
+// its peeled loop has 8 iterations for the threads), and any loop that is
+// not an attention tile loop, to the peeling.
+// OVERLAP-LABEL: func.func @not_overlapped
+// OVERLAP: scf.forall ({{.+}}) = (0, 0) to (8, 192)
+// OVERLAP: scf.forall ({{.+}}) = (0, 192) to (8, 200)
+// OVERLAP: dat.rest_of_split
+// OVERLAP: scf.forall ({{.+}}) = (0) to (192)
+// OVERLAP: scf.forall ({{.+}}) = (192) to (200)
+// OVERLAP: dat.rest_of_split
+// OVERLAP-NOT: dat.overlapped_last_tile
+func.func @not_overlapped(%x: tensor<8x200x64xf32>, %y: tensor<200x64xf32>) -> (tensor<8x200x64xf32>, tensor<200x64xf32>) {
+  %e = tensor.empty() : tensor<8x200x64xf32>
+  %r = scf.forall (%h, %i) = (0, 0) to (8, 200) step (1, 64) shared_outs(%o = %e) -> (tensor<8x200x64xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 200, 64)>(%i)
+    %s = tensor.extract_slice %x[%h, %i, 0] [1, %n, 64] [1, 1, 1] : tensor<8x200x64xf32> to tensor<1x?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%h, %i, 0] [1, %n, 64] [1, 1, 1] : tensor<1x?x64xf32> into tensor<8x200x64xf32>
+    }
+  } {dat.origin = "dat.attention"}
+  %e2 = tensor.empty() : tensor<200x64xf32>
+  %r2 = scf.forall (%i) = (0) to (200) step (64) shared_outs(%o = %e2) -> (tensor<200x64xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 200, 64)>(%i)
+    %s = tensor.extract_slice %y[%i, 0] [%n, 64] [1, 1] : tensor<200x64xf32> to tensor<?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i, 0] [%n, 64] [1, 1] : tensor<?x64xf32> into tensor<200x64xf32>
+    }
+  } {dat.origin = "projection"}
+  return %r, %r2 : tensor<8x200x64xf32>, tensor<200x64xf32>
 }

@@ -29,6 +29,10 @@ inline constexpr llvm::StringLiteral kRecomputePerTileAttr =
 /// `dat.rest_of_split` on the partial-tile loop split off a tile loop.
 inline constexpr llvm::StringLiteral kRestOfSplitAttr =
     DatDialect::RestOfSplitAttrHelper::getNameStr();
+/// `dat.overlapped_last_tile` on a tile loop whose last tile overlaps the
+/// one before it.
+inline constexpr llvm::StringLiteral kOverlappedLastTileAttr =
+    DatDialect::OverlappedLastTileAttrHelper::getNameStr();
 /// `dat.host_memory` on a host allocation only the host uses.
 inline constexpr llvm::StringLiteral kHostMemoryAttr =
     DatDialect::HostMemoryAttrHelper::getNameStr();

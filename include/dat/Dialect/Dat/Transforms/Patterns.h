@@ -102,6 +102,15 @@ LogicalResult registerTileAndVectorize(Operation *root,
 FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall);
 
+/// Where `forall` is an attention-family tile loop (dat.origin) over one
+/// dimension with a partial last tile, its other dimensions one tile each,
+/// and outputs that start as tensor.empty: makes every tile full, the last
+/// one starting at ub - step (overlapping the tile before it) and inserting
+/// only its rows past that tile; each tile computes into a tensor of its
+/// own. Marks the loop dat.overlapped_last_tile. Fails, changing nothing,
+/// otherwise.
+LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall);
+
 /// Lets `op`, inside a loop, read inputs that transposes in its block made
 /// through permuted indexing maps instead (no per-iteration copy).
 void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op);
