@@ -617,6 +617,13 @@ LogicalResult registerTileAndVectorize(Operation *root,
   RewritePatternSet patterns(ctx);
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+  // Several rows' reductions (the relational tile's dot products) share
+  // their horizontal trees; a single row's goes upstream's way.
+  // (Their maxima with the row maxima's flags below.)
+  populateTransposingReductionPatterns(patterns, options.vectorWidth,
+                                       arith::FastMathFlags::nnan |
+                                           arith::FastMathFlags::nsz,
+                                       /*benefit=*/2);
   vector::populateVectorMultiReductionLoweringPatterns(
       patterns, vector::VectorMultiReductionLowering::InnerReduction);
   vector::populateVectorContractLoweringPatterns(

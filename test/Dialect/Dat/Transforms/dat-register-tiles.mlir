@@ -480,14 +480,25 @@ func.func @split_rows(%x: tensor<20x64xf32>, %w: tensor<64x32xf32>, %o: tensor<2
 // value gathered from rows 64 floats apart). The keys, innermost in both
 // inputs and in the loops, fill whole registers: each (h, i) reads its row
 // of p and the 4 relations' rows along j, and sums the products (dot
-// products, vector.reduction).
+// products). Each relation's 64 products are multiply-added into one
+// register (`contract`: FMAs); the 4 registers' horizontal sums share one
+// shuffle tree (TransposingReduction.cpp): pairs of registers folded into
+// one (lower halves + upper halves) twice, two in-group steps, then lanes
+// 0, 4, 8 and 12 are the 4 sums.
 // CHECK-LABEL: func.func @relation_sums
 // CHECK: scf.for
 // CHECK: scf.for %{{.+}} = %c0 to %c2 step %c1
 // CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
 // CHECK: vector.transfer_read {{.+}} : tensor<1x4x1x64xf32>, vector<4x64xf32>
-// CHECK: arith.mulf {{.+}} : vector<4x64xf32>
-// CHECK-COUNT-4: vector.reduction <add>, {{.+}} : vector<64xf32> into f32
+// CHECK-COUNT-16: arith.mulf {{.+}} fastmath<contract> : vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14] : vector<16xf32>, vector<16xf32>
+// CHECK: %[[SUMS:.+]] = vector.shuffle {{.+}} [0, 4, 8, 12] : vector<16xf32>, vector<16xf32>
+// CHECK: arith.addf %[[SUMS]], %{{.+}} : vector<4xf32>
+// CHECK-NOT: vector.reduction
 // CHECK-NOT: vector.fma
 func.func @relation_sums(%p: tensor<1x2x8x64xf32>, %r: tensor<1x4x8x64xf32>, %acc: tensor<1x2x8x4xf32>, %n: index) -> tensor<1x2x8x4xf32> {
   %c0 = arith.constant 0 : index
@@ -559,4 +570,26 @@ func.func @keys17(%q: tensor<1x1x8x16xf32>, %k: tensor<1x1x17x16xf32>, %acc: ten
     scf.yield %s : tensor<1x1x8x17xf32>
   }
   return %r : tensor<1x1x8x17xf32>
+}
+
+// -----
+
+// Row reductions of several rows (TransposingReduction.cpp): 4 rows of two
+// registers each folded into one register, then one shuffle tree; IEEE
+// maxima with fastmath<nnan,nsz> (plain vector max instructions, as for the
+// row maxima above). 3 rows (not a power of two) go upstream's way: one
+// horizontal reduction each.
+// CHECK-LABEL: func.func @multi_row_max
+// CHECK-COUNT-4: arith.maximumf {{.+}} fastmath<nnan,nsz> : vector<16xf32>
+// CHECK: vector.shuffle
+// CHECK: %[[MAX:.+]] = vector.shuffle {{.+}} [0, 4, 8, 12] : vector<16xf32>, vector<16xf32>
+// CHECK: arith.maximumf %[[MAX]], %{{.+}} fastmath<nnan,nsz> : vector<4xf32>
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-3: vector.reduction <add>
+// CHECK: return
+func.func @multi_row_max(%v: vector<4x32xf32>, %acc: vector<4xf32>,
+                         %w: vector<3x16xf32>, %acc3: vector<3xf32>) -> (vector<4xf32>, vector<3xf32>) {
+  %m = vector.multi_reduction <maximumf>, %v, %acc [1] : vector<4x32xf32> to vector<4xf32>
+  %s = vector.multi_reduction <add>, %w, %acc3 [1] : vector<3x16xf32> to vector<3xf32>
+  return %m, %s : vector<4xf32>, vector<3xf32>
 }

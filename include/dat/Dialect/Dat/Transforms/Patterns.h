@@ -7,6 +7,7 @@
 #ifndef DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 #define DAT_DIALECT_DAT_TRANSFORMS_PATTERNS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -63,6 +64,18 @@ bool hasProjectionGemmForm(linalg::GenericOp op);
 /// subnormal results flush to zero). Other element types are left alone.
 void populateExpApproximationPatterns(RewritePatternSet &patterns,
                                       PatternBenefit benefit = 1);
+
+/// f32 `vector.multi_reduction`s (add, max) of R rows along their inner
+/// dimension, R a power of two up to `lanes` and the rows whole registers
+/// of `lanes`: the rows' horizontal trees share their steps (pairs of
+/// registers shuffled into one, each row half as long, until one register
+/// holds them all), and a reduced product's chunks are multiply-added.
+/// IEEE maxima (`maximumf`) combine with `maxFlags` (nnan, nsz: plain vector
+/// max instructions, where NaN and the sign of zero may be ignored).
+void populateTransposingReductionPatterns(
+    RewritePatternSet &patterns, int64_t lanes,
+    arith::FastMathFlags maxFlags = arith::FastMathFlags::none,
+    PatternBenefit benefit = 1);
 
 /// The options of the CPU's vector layer (dat-register-tiles' own).
 struct RegisterTiling {
