@@ -25,7 +25,9 @@ JSON and prints a Markdown table for BENCHMARKS.md.
 (suite.py build DIR --cpu) against eager, torch.compile and SDPA on this
 machine's cores, and first measures this machine's fp32 FMA peak
 (cpu/fma_peak.c, built with cc -O3 -march=native -fopenmp) in the same run:
-dat's GFLOP/s are reported as a fraction of it. (On the smoke suite the
+dat's GFLOP/s are reported as a fraction of it. It also measures the
+streaming read bandwidth of memory (cpu/read_bandwidth.c, the roofline of
+memory-bound entries), recorded with the machine. (On the smoke suite the
 times mean nothing.)
 """
 import datetime
@@ -111,6 +113,25 @@ def measure_cpu_peak():
         return float(m.group(1)), int(m.group(2))
     except (OSError, subprocess.CalledProcessError, AttributeError):
         return None, 0
+    finally:
+        if os.path.exists(exe):
+            os.remove(exe)
+
+
+def measure_cpu_bandwidth():
+    """GB/s of a streaming read of 256 MiB on every core (the roofline of
+    memory-bound entries), or None."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu",
+                       "read_bandwidth.c")
+    exe = os.path.join("/tmp", "dat-read-bandwidth-%d" % os.getpid())
+    try:
+        subprocess.run(["cc", "-O3", "-march=native", "-fopenmp", src, "-o",
+                        exe], check=True, capture_output=True)
+        out = subprocess.run([exe], check=True, capture_output=True,
+                             text=True).stdout
+        return float(re.search(r"([0-9.]+) GB/s", out).group(1))
+    except (OSError, subprocess.CalledProcessError, AttributeError):
+        return None
     finally:
         if os.path.exists(exe):
             os.remove(exe)
@@ -419,6 +440,7 @@ def main():
         global CPU_PEAK_GFLOPS
         CPU_PEAK_GFLOPS, threads = measure_cpu_peak()
         machine["fma_peak_gflops"], machine["fma_peak_threads"] = CPU_PEAK_GFLOPS, threads
+        machine["read_bandwidth_gbs"] = measure_cpu_bandwidth()
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):
                 machine["cpu"] = line.split(":", 1)[1].strip()
@@ -443,9 +465,10 @@ def main():
                    "results": results}, f, indent=1)
     if device == "cpu":
         print("Machine: %s, %s threads; fp32 FMA peak measured in this run: %s GFLOP/s; "
-              "PyTorch %s on %d threads.\n" % (
+              "streaming read bandwidth: %s GB/s; PyTorch %s on %d threads.\n" % (
                   machine.get("cpu"), machine.get("fma_peak_threads"),
-                  CPU_PEAK_GFLOPS, torch.__version__, torch.get_num_threads()))
+                  CPU_PEAK_GFLOPS, machine.get("read_bandwidth_gbs"),
+                  torch.__version__, torch.get_num_threads()))
     print(table(results))
     print("\nresults: %s" % results_path, file=sys.stderr)
     return 1 if any("error" in r for r in results) else 0
