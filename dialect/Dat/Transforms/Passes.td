@@ -303,6 +303,8 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"

@@ -20,8 +20,10 @@
 #include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -434,6 +436,14 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
   for (auto [d, size] : llvm::enumerate(tile.sizes))
     if (size)
       extents[d] = size;
+  // (Where its vector operand is read in place in strips far apart: the
+  // next block prefetched in order.)
+  SmallVector<LoopLikeOpInterface> loops;
+  for (LoopLikeOpInterface loop : tiled->loops)
+    loops.push_back(loop);
+  (void)prefetchNextStridedBlock(rewriter, op, tile.vectorOperand,
+                                 tile.sizes[tile.vectorDim], tile.sizes,
+                                 interchange, loops);
   rewriter.replaceOp(op, tiled->replacements);
   for (Operation *t : tiled->tiledOps)
     if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),

@@ -593,3 +593,68 @@ func.func @multi_row_max(%v: vector<4x32xf32>, %acc: vector<4xf32>,
   %s = vector.multi_reduction <add>, %w, %acc3 [1] : vector<3x16xf32> to vector<3xf32>
   return %m, %s : vector<4xf32>, vector<3xf32>
 }
+
+// -----
+
+// Position-relative symbols: a key block [64 queries, 64 keys, 256
+// features] of an input read in place. The register tiles (8 heads × 32
+// features) step through the keys 1 KiB apart, a 128-byte strip of each;
+// at each query row the next row's 64 KiB block is prefetched line by line
+// in memory order (PrefetchBlocks.cpp), so that memory streams it.
+// CHECK-LABEL: func.func @strided_symbols
+// CHECK: %[[BLOCK:.+]] = bufferization.to_buffer %{{.+}} read_only : tensor<64x64x256xf32> to memref<64x64x256xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: scf.for %[[I:.+]] = %c0 to %c64 step %c1
+// CHECK: %[[NEXT:.+]] = affine.min #{{.+}}(%[[I]])
+// CHECK: scf.for %[[J:.+]] = %c0 to %c64 step %c1
+// CHECK: scf.for %[[E:.+]] = %c0 to %c256 step %c16
+// CHECK: memref.prefetch %[[BLOCK]][%[[NEXT]], %[[J]], %[[E]]], read, locality<2>, data
+// CHECK: scf.for {{.+}} = %c0 to %c256 step %c32
+// CHECK: vector.fma
+func.func @strided_symbols(%p: tensor<1x8x64x64xf32>, %s: tensor<64x512x256xf32>, %acc: tensor<1x8x64x256xf32>) -> tensor<1x8x64x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %out = scf.for %j0 = %c0 to %c512 step %c64 iter_args(%a = %acc) -> (tensor<1x8x64x256xf32>) {
+    %block = tensor.extract_slice %s[0, %j0, 0] [64, 64, 256] [1, 1, 1] : tensor<64x512x256xf32> to tensor<64x64x256xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, e) -> (b, h, i, j)>,
+                                          affine_map<(b, h, i, j, e) -> (i, j, e)>,
+                                          affine_map<(b, h, i, j, e) -> (b, h, i, e)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+        ins(%p, %block : tensor<1x8x64x64xf32>, tensor<64x64x256xf32>) outs(%a : tensor<1x8x64x256xf32>) {
+    ^bb0(%x: f32, %z: f32, %c: f32):
+      %m = arith.mulf %x, %z : f32
+      %t = arith.addf %c, %m : f32
+      linalg.yield %t : f32
+    } -> tensor<1x8x64x256xf32>
+    scf.yield %y : tensor<1x8x64x256xf32>
+  }
+  return %out : tensor<1x8x64x256xf32>
+}
+
+// -----
+
+// Rows of 32 features (a head's symbols): each step reads whole 128-byte
+// rows, and a query row's block is 8 KiB: nothing to prefetch.
+// CHECK-LABEL: func.func @narrow_symbols
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @narrow_symbols(%p: tensor<1x8x64x64xf32>, %s: tensor<64x512x32xf32>, %acc: tensor<1x8x64x32xf32>) -> tensor<1x8x64x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %out = scf.for %j0 = %c0 to %c512 step %c64 iter_args(%a = %acc) -> (tensor<1x8x64x32xf32>) {
+    %block = tensor.extract_slice %s[0, %j0, 0] [64, 64, 32] [1, 1, 1] : tensor<64x512x32xf32> to tensor<64x64x32xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, e) -> (b, h, i, j)>,
+                                          affine_map<(b, h, i, j, e) -> (i, j, e)>,
+                                          affine_map<(b, h, i, j, e) -> (b, h, i, e)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+        ins(%p, %block : tensor<1x8x64x64xf32>, tensor<64x64x32xf32>) outs(%a : tensor<1x8x64x32xf32>) {
+    ^bb0(%x: f32, %z: f32, %c: f32):
+      %m = arith.mulf %x, %z : f32
+      %t = arith.addf %c, %m : f32
+      linalg.yield %t : f32
+    } -> tensor<1x8x64x32xf32>
+    scf.yield %y : tensor<1x8x64x32xf32>
+  }
+  return %out : tensor<1x8x64x32xf32>
+}

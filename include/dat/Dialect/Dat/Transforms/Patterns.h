@@ -77,6 +77,19 @@ void populateTransposingReductionPatterns(
     arith::FastMathFlags maxFlags = arith::FastMathFlags::none,
     PatternBenefit benefit = 1);
 
+/// Where contraction `op`, in a key loop and register-tiled by `tileSizes`
+/// into `loops` (its tiled dimensions in `interchange` order), reads its
+/// vector operand in place (a slice of a function argument) in strips far
+/// apart (each reduction step `vectorTile` floats of a row at least 4 times
+/// as long: the position-relative symbols), and the loops step one at a
+/// time through a dimension both inputs read: prefetches, at each step,
+/// every line of the next index's block in memory order (when that block
+/// is at least 16 KiB). Fails, changing nothing, otherwise.
+LogicalResult prefetchNextStridedBlock(
+    RewriterBase &rewriter, linalg::GenericOp op, unsigned vectorOperand,
+    int64_t vectorTile, ArrayRef<int64_t> tileSizes,
+    ArrayRef<int64_t> interchange, ArrayRef<LoopLikeOpInterface> loops);
+
 /// The options of the CPU's vector layer (dat-register-tiles' own).
 struct RegisterTiling {
   /// f32 lanes per vector register.
