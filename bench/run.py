@@ -99,42 +99,36 @@ def make_inputs(entry, seed, precision):
 CPU_PEAK_GFLOPS = None  # measured by measure_cpu_peak() in a CPU run
 
 
-def measure_cpu_peak():
-    """(GFLOP/s, threads) of the FMA kernel on every core, or (None, 0)."""
+def run_c_probe(name, pattern):
+    """Builds bench/cpu/NAME.c (cc -O3 -march=native -fopenmp), runs it and
+    returns the match of `pattern` in its output, or None."""
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu",
-                       "fma_peak.c")
-    exe = os.path.join("/tmp", "dat-fma-peak-%d" % os.getpid())
+                       name + ".c")
+    exe = os.path.join("/tmp", "dat-%s-%d" % (name, os.getpid()))
     try:
         subprocess.run(["cc", "-O3", "-march=native", "-fopenmp", src, "-o",
                         exe], check=True, capture_output=True)
         out = subprocess.run([exe], check=True, capture_output=True,
                              text=True).stdout
-        m = re.search(r"([0-9.]+) GFLOP/s on (\d+) threads", out)
-        return float(m.group(1)), int(m.group(2))
-    except (OSError, subprocess.CalledProcessError, AttributeError):
-        return None, 0
+        return re.search(pattern, out)
+    except (OSError, subprocess.CalledProcessError):
+        return None
     finally:
         if os.path.exists(exe):
             os.remove(exe)
+
+
+def measure_cpu_peak():
+    """(GFLOP/s, threads) of the FMA kernel on every core, or (None, 0)."""
+    m = run_c_probe("fma_peak", r"([0-9.]+) GFLOP/s on (\d+) threads")
+    return (float(m.group(1)), int(m.group(2))) if m else (None, 0)
 
 
 def measure_cpu_bandwidth():
     """GB/s of a streaming read of 256 MiB on every core (the roofline of
     memory-bound entries), or None."""
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu",
-                       "read_bandwidth.c")
-    exe = os.path.join("/tmp", "dat-read-bandwidth-%d" % os.getpid())
-    try:
-        subprocess.run(["cc", "-O3", "-march=native", "-fopenmp", src, "-o",
-                        exe], check=True, capture_output=True)
-        out = subprocess.run([exe], check=True, capture_output=True,
-                             text=True).stdout
-        return float(re.search(r"([0-9.]+) GB/s", out).group(1))
-    except (OSError, subprocess.CalledProcessError, AttributeError):
-        return None
-    finally:
-        if os.path.exists(exe):
-            os.remove(exe)
+    m = run_c_probe("read_bandwidth", r"([0-9.]+) GB/s")
+    return float(m.group(1)) if m else None
 
 
 # Each measurement lasts at least this long (a small model's few calls

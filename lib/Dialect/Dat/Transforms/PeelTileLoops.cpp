@@ -76,6 +76,22 @@ void simplifyTileSizes(RewriterBase &rewriter, scf::ForallOp forall) {
     (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matcher);
 }
 
+/// `forall`'s lower bounds, upper bounds and steps, where all are constants.
+struct ConstantBounds {
+  SmallVector<int64_t> lbs, ubs, steps;
+};
+std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !ubs || !steps)
+    return std::nullopt;
+  return ConstantBounds{*lbs, *ubs, *steps};
+}
+
 /// Whether `forall`'s tiles compute one op of the attention family (whose
 /// query rows are independent: a tile may start anywhere).
 bool isAttentionTileLoop(scf::ForallOp forall) {
@@ -91,14 +107,11 @@ bool isAttentionTileLoop(scf::ForallOp forall) {
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
   if (forall->hasAttr(kOverlappedLastTileAttr) || !isAttentionTileLoop(forall))
     return failure();
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !ubs || !steps)
+  std::optional<ConstantBounds> bounds = constantBounds(forall);
+  if (!bounds)
     return failure();
+  const SmallVector<int64_t> *lbs = &bounds->lbs, *ubs = &bounds->ubs,
+                             *steps = &bounds->steps;
   // One dimension with a partial last tile after full ones; every other
   // dimension one tile (else the peeled loop would have iterations enough
   // for the threads).
@@ -261,16 +274,13 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
 
 FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall) {
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !ubs || !steps || !forall.getDynamicLowerBound().empty() ||
+  std::optional<ConstantBounds> bounds = constantBounds(forall);
+  if (!bounds || !forall.getDynamicLowerBound().empty() ||
       !forall.getDynamicUpperBound().empty() ||
       !forall.getDynamicStep().empty())
     return failure();
+  const SmallVector<int64_t> *lbs = &bounds->lbs, *ubs = &bounds->ubs,
+                             *steps = &bounds->steps;
 
   // Each dimension with a partial last tile after a full one is split in
   // two: [lb, full) and [full, ub).
