@@ -114,23 +114,35 @@ Value normalizeHyperScores(OpBuilder &rw, Location loc, Value s,
                linalg::YieldOp::create(nb, nl, sum);
              })
              .getResult(0);
+    // r[b,i,j] = rsqrt(ms / H + 1e-6) once per pair (not once per head:
+    // the square root and the division are the costly part), then s · r.
     Value heads = getValueOrCreateConstantIndexOp(rw, loc, H);
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    Value r =
+        linalg::GenericOp::create(
+            rw, loc, ms.getType(), ValueRange{}, ValueRange{ms},
+            ArrayRef<AffineMap>{id3}, ArrayRef<IteratorType>{kPar, kPar, kPar},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value n = arith::UIToFPOp::create(
+                  nb, nl, accTy,
+                  arith::IndexCastUIOp::create(nb, nl, nb.getI64Type(), heads));
+              Value mean = arith::DivFOp::create(nb, nl, args[0], n);
+              Value eps = arith::ConstantOp::create(
+                  nb, nl, nb.getFloatAttr(accTy, 1e-6));
+              linalg::YieldOp::create(
+                  nb, nl,
+                  Value(math::RsqrtOp::create(
+                      nb, nl, arith::AddFOp::create(nb, nl, mean, eps))));
+            })
+            .getResult(0);
     return linalg::GenericOp::create(
-               rw, loc, s.getType(), ValueRange{ms}, ValueRange{s},
+               rw, loc, s.getType(), ValueRange{r}, ValueRange{s},
                ArrayRef<AffineMap>{pairMap, id4},
                ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
                [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 Value n = arith::UIToFPOp::create(
-                     nb, nl, accTy,
-                     arith::IndexCastUIOp::create(nb, nl, nb.getI64Type(),
-                                                  heads));
-                 Value mean = arith::DivFOp::create(nb, nl, args[0], n);
-                 Value eps = arith::ConstantOp::create(
-                     nb, nl, nb.getFloatAttr(accTy, 1e-6));
-                 Value r = math::RsqrtOp::create(
-                     nb, nl, arith::AddFOp::create(nb, nl, mean, eps));
                  linalg::YieldOp::create(
-                     nb, nl, Value(arith::MulFOp::create(nb, nl, args[1], r)));
+                     nb, nl,
+                     Value(arith::MulFOp::create(nb, nl, args[1], args[0])));
                })
         .getResult(0);
   }

@@ -83,11 +83,18 @@ func.func @relational_softmax(%q: tensor<1x4x256x8xf32>, %qr: tensor<1x3x256x4xf
 
 // HYLA rms_head: no row statistics; each key block adds its share, with all
 // heads of the block together (the normalization runs across them) and the
-// generated value network z only as a [1,64,Bk,d] tile.
+// generated value network z only as a [1,64,Bk,d] tile. The normalization's
+// rsqrt is taken once per (query, key) pair, [1,64,Bk], and the scores of
+// every head multiplied by it.
 // CHECK-LABEL: func.func @hyla_rms_mlp
 // CHECK: scf.forall
 // CHECK:   scf.for {{.*}} -> (tensor<1x8x64x4xf32>)
 // CHECK:     math.rsqrt
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: } -> tensor<1x64x?xf32>
+// CHECK:     arith.mulf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: } -> tensor<1x8x64x?xf32>
 // CHECK:     arith.maximumf
 // NONN-LABEL: func.func @hyla_rms_mlp
 // NONN: tensor<1x64x?x4xf32>
