@@ -179,7 +179,9 @@ def DatVectorizableLoops : Pass<"dat-vectorizable-loops"> {
     for bit). `math.exp` (the online
     softmax), and `math.tanh` (the tanh-form GELU), become polynomials in
     plain arithmetic instead of libm calls that no loop or vector can use
-    (`polynomial-exp`).
+    (`polynomial-exp`): f32 `exp` dat's own, 16 vector operations within
+    2 ulp with exp(-inf) = 0 and exp(0) = 1 exactly (ExpApproximation.cpp),
+    the rest MLIR's.
   }];
   let options = [
     Option<"polynomialExp", "polynomial-exp", "bool", "true",
