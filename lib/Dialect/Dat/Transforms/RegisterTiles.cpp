@@ -627,6 +627,10 @@ LogicalResult registerTileAndVectorize(Operation *root,
   RewritePatternSet patterns(ctx);
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+  // A reduction over unit dimensions only (HYLA's sum over heads, tiled to
+  // one head at a time) is an elementwise add: upstream's lowering would
+  // transpose it into one single-lane reduction per element.
+  vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns, ctx);
   // Several rows' reductions (the relational tile's dot products) share
   // their horizontal trees; a single row's goes upstream's way.
   // (Their maxima with the row maxima's flags below.)

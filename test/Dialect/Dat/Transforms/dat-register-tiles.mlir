@@ -658,3 +658,36 @@ func.func @narrow_symbols(%p: tensor<1x8x64x64xf32>, %s: tensor<64x512x32xf32>, 
   }
   return %out : tensor<1x8x64x32xf32>
 }
+
+// -----
+
+// A reduction over a dimension that is not the rows' (HYLA's sum over
+// heads: the heads tiled one at a time, the keys the vector) reduces over
+// unit dimensions only: an elementwise multiply-add of 64-lane vectors, not
+// one single-lane reduction per element (upstream's lowering transposes
+// such a reduction: 64 scalar adds and inserts, 20 % of the HYLA tile).
+// CHECK-LABEL: func.func @sum_over_heads
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c1
+// CHECK: %[[SQ:.+]] = arith.mulf %{{.+}}, %{{.+}} : vector<64xf32>
+// CHECK: arith.addf %{{.+}}, %[[SQ]] : vector<64xf32>
+// CHECK-NOT: vector.reduction
+// CHECK-NOT: vector.insert
+// CHECK: return
+func.func @sum_over_heads(%s: tensor<1x8x64x64xf32>, %m: tensor<1x64x64xf32>, %n: index) -> tensor<1x64x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %it = %c0 to %n step %c1 iter_args(%a = %m) -> (tensor<1x64x64xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>,
+                                          affine_map<(b, h, i, j) -> (b, i, j)>],
+                         iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+        ins(%s : tensor<1x8x64x64xf32>) outs(%a : tensor<1x64x64xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %q = arith.mulf %x, %x : f32
+      %t = arith.addf %o, %q : f32
+      linalg.yield %t : f32
+    } -> tensor<1x64x64xf32>
+    scf.yield %y : tensor<1x64x64xf32>
+  }
+  return %r : tensor<1x64x64xf32>
+}
