@@ -110,14 +110,12 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
   std::optional<ConstantBounds> bounds = constantBounds(forall);
   if (!bounds)
     return failure();
-  const SmallVector<int64_t> *lbs = &bounds->lbs, *ubs = &bounds->ubs,
-                             *steps = &bounds->steps;
   // One dimension with a partial last tile after full ones; every other
   // dimension one tile (else the peeled loop would have iterations enough
   // for the threads).
   std::optional<unsigned> dim;
   for (unsigned d = 0; d < forall.getRank(); ++d) {
-    int64_t extent = (*ubs)[d] - (*lbs)[d], step = (*steps)[d];
+    int64_t extent = bounds->ubs[d] - bounds->lbs[d], step = bounds->steps[d];
     if (step <= 0 || extent <= 0)
       return failure();
     if (extent > step && extent % step != 0) {
@@ -130,7 +128,8 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
   }
   if (!dim)
     return failure();
-  int64_t lb = (*lbs)[*dim], ub = (*ubs)[*dim], step = (*steps)[*dim];
+  int64_t lb = bounds->lbs[*dim], ub = bounds->ubs[*dim],
+          step = bounds->steps[*dim];
   int64_t lastStart = ub - step;
 
   // Checks first. The outputs start undefined (so a tile may compute into
@@ -251,11 +250,11 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall) {
           slice, slice.getMixedSizes(), slice.getType().getElementType());
     }
   // Inserted: the rows past the previous tile, iv - start of them skipped.
+  rewriter.setInsertionPoint(terminator);
+  Value skipped = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(2, 0, {d0 - d1}, ctx),
+      ValueRange{iv, start});
   for (auto [insert, position] : inserts) {
-    rewriter.setInsertionPoint(terminator);
-    Value skipped = affine::AffineApplyOp::create(
-        rewriter, loc, AffineMap::get(2, 0, {d0 - d1}, ctx),
-        ValueRange{iv, start});
     SmallVector<OpFoldResult> offsets(insert.getSourceType().getRank(),
                                       rewriter.getIndexAttr(0));
     offsets[position] = skipped;
@@ -279,15 +278,13 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
       !forall.getDynamicUpperBound().empty() ||
       !forall.getDynamicStep().empty())
     return failure();
-  const SmallVector<int64_t> *lbs = &bounds->lbs, *ubs = &bounds->ubs,
-                             *steps = &bounds->steps;
 
   // Each dimension with a partial last tile after a full one is split in
   // two: [lb, full) and [full, ub).
   SmallVector<scf::ForallOp> loops = {forall};
   int64_t added = 0;
   for (unsigned d = 0; d < forall.getRank(); ++d) {
-    int64_t lb = (*lbs)[d], ub = (*ubs)[d], step = (*steps)[d];
+    int64_t lb = bounds->lbs[d], ub = bounds->ubs[d], step = bounds->steps[d];
     if (step <= 0 || ub <= lb)
       continue;
     int64_t full = lb + (ub - lb) / step * step;

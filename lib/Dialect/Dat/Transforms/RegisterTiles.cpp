@@ -438,12 +438,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
       extents[d] = size;
   // (Where its vector operand is read in place in strips far apart: the
   // next block prefetched in order.)
-  SmallVector<LoopLikeOpInterface> loops;
-  for (LoopLikeOpInterface loop : tiled->loops)
-    loops.push_back(loop);
   (void)prefetchNextStridedBlock(rewriter, op, tile.vectorOperand,
                                  tile.sizes[tile.vectorDim], tile.sizes,
-                                 interchange, loops);
+                                 interchange, tiled->loops);
   rewriter.replaceOp(op, tiled->replacements);
   for (Operation *t : tiled->tiledOps)
     if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),

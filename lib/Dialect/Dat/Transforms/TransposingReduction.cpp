@@ -78,28 +78,34 @@ struct TransposingRowReduction final
         rhs = asRows(product.getRhs());
       }
     }
-    auto chunk = [&](Value v, int64_t row, int64_t c) -> Value {
-      Value r = vector::ExtractOp::create(rewriter, loc, v, row);
+    // Register c of a row (a vector<length> extracted once per row).
+    auto chunk = [&](Value row, int64_t c) -> Value {
       if (length == lanes)
-        return r;
+        return row;
       return vector::ExtractStridedSliceOp::create(
-          rewriter, loc, r, ArrayRef<int64_t>{c * lanes},
+          rewriter, loc, row, ArrayRef<int64_t>{c * lanes},
           ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+    };
+    auto rowOf = [&](Value v, int64_t r) -> Value {
+      return v ? Value(vector::ExtractOp::create(rewriter, loc, v, r))
+               : Value();
     };
     // Each row folded into one register.
     SmallVector<Value> level;
     for (int64_t r = 0; r < rows; ++r) {
+      Value a = rowOf(lhs, r), b = rowOf(rhs, r);
+      Value source = lhs ? Value() : rowOf(op.getSource(), r);
       Value sum;
       for (int64_t c = 0; c < length / lanes; ++c) {
         if (lhs) {
-          Value p = arith::MulFOp::create(rewriter, loc, chunk(lhs, r, c),
-                                          chunk(rhs, r, c), contract);
+          Value p = arith::MulFOp::create(rewriter, loc, chunk(a, c),
+                                          chunk(b, c), contract);
           sum = sum ? Value(arith::AddFOp::create(rewriter, loc, sum, p,
                                                   contract))
                     : p;
           continue;
         }
-        Value v = chunk(op.getSource(), r, c);
+        Value v = chunk(source, c);
         sum = sum ? combine(sum, v) : v;
       }
       level.push_back(sum);
