@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Threading.h"
 
 namespace mlir::dat {
 
@@ -113,6 +114,10 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // Tile loops likewise: full tiles and a partial last one.
           DatPeelTileLoopsOptions peel;
           peel.overlap = options.overlapLastTile;
+          peel.threads =
+              options.tileThreads > 0
+                  ? static_cast<int64_t>(options.tileThreads)
+                  : llvm::hardware_concurrency().compute_thread_count();
           pm.addPass(createDatPeelTileLoops(peel));
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopCanonicalizationPass());

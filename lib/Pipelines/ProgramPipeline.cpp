@@ -32,6 +32,9 @@ std::string checkProgramPipelineOptions(const ProgramPipelineOptions &options) {
   if (options.keyTile < 1 || options.keyTile > (1 << 20))
     return "key-tile=" + std::to_string(options.keyTile) +
            ": expected 1 up to 1048576";
+  if (options.tileThreads < 0 || options.tileThreads > 4096)
+    return "tile-threads=" + std::to_string(options.tileThreads) +
+           ": expected 0 (this host's hardware threads) up to 4096";
   return checkGPUTargetOptions(options.blockSize, options.sharedMemory);
 }
 

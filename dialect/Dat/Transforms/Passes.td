@@ -215,11 +215,18 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
     one thread while the others wait, is not split: its last tile becomes a
     full one ending at the last row, overlapping the tile before it, and
     inserts only the rows past that tile (each tile computes into a tensor of
-    its own; the loop is marked `dat.overlapped_last_tile`).
+    its own; the loop is marked `dat.overlapped_last_tile`). With `threads`,
+    only where the full tiles do not divide evenly among that many threads:
+    15 tiles on two threads take 8 rounds either way, and the overlapped
+    tile removes the partial one's round alone after them; 12 tiles would
+    take a 7th round instead of a short one.
   }];
   let options = [
     Option<"overlap", "overlap", "bool", "false",
-           "Overlap the last tile of a loop whose partial tile would run alone">
+           "Overlap the last tile of a loop whose partial tile would run alone">,
+    Option<"threads", "threads", "int64_t", "0",
+           "With overlap: the thread count the tiles are balanced for (0: "
+           "any)">
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect"];

@@ -130,6 +130,14 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
                      "would run alone computes a full last tile overlapping "
                      "the one before it instead (dat-peel-tile-loops)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<int64_t> tileThreads{
+      *this, "tile-threads",
+      llvm::cl::desc("CPU: the thread count overlap-last-tile balances the "
+                     "tiles for (a last tile is overlapped only where the "
+                     "full tiles do not divide evenly among the threads); 0: "
+                     "this host's hardware threads, what a program uses by "
+                     "default"),
+      llvm::cl::init(0)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
       llvm::cl::desc("Run the GPU pipeline's block/thread mapping of the "

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -50,6 +52,92 @@ static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
   return insert;
 }
 
+/// Whether `v` is only an op's outs whose payload does not read it, directly
+/// or through reshapes.
+static bool onlyOverwritten(Value v) {
+  return llvm::all_of(v.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      return onlyOverwritten(user->getResult(0));
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    return linalgOp && linalgOp.isDpsInit(&use) &&
+           !linalgOp.payloadUsesValueFromOperand(&use);
+  });
+}
+
+/// The insert of a partial last tile whose one-iteration loop was folded
+/// away (dat-peel-tile-loops, then canonicalization): straight-line code
+/// inserting into the full tiles' loop result, every other use of which is
+/// a slice at the same place that only an op's outs take and whose payload
+/// does not read (an undefined tile: the loop did not write there).
+static tensor::InsertSliceOp foldedRestInsert(Value v) {
+  auto insert = v.getDefiningOp<tensor::InsertSliceOp>();
+  if (!insert || !insert.hasUnitStride() ||
+      insert.getSourceType().getRank() != insert.getDestType().getRank() ||
+      !insert.getSourceType().hasStaticShape() ||
+      !insert.getDest().getDefiningOp<scf::ForallOp>())
+    return {};
+  for (OpOperand &use : insert.getDest().getUses()) {
+    if (use.getOwner() == insert)
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+    if (!slice || slice.getMixedOffsets() != insert.getMixedOffsets() ||
+        slice.getMixedSizes() != insert.getMixedSizes() ||
+        !slice.hasUnitStride())
+      return {};
+    if (!onlyOverwritten(slice))
+      return {};
+  }
+  return insert;
+}
+
+/// Whether transposing a `shape` by `perm` moves only unit dimensions (a
+/// head of one merged back: [1, 1, n, d] → [1, n, 1, d]): then the tile
+/// goes in as it is, a rank-reduced insert, without a copy to transpose it.
+static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> nonUnit;
+  for (int64_t d : perm)
+    if (shape[d] != 1)
+      nonUnit.push_back(d);
+  return llvm::is_sorted(nonUnit) && !ShapedType::isDynamicShape(shape);
+}
+
+/// The groups that collapse a static `shape` into its dimensions that are
+/// not 1 (each with its unit neighbours).
+static SmallVector<ReassociationIndices>
+unitDimGroups(ArrayRef<int64_t> shape) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (auto [d, extent] : llvm::enumerate(shape)) {
+    pending.push_back(d);
+    if (extent != 1) {
+      groups.push_back(std::move(pending));
+      pending.clear();
+    }
+  }
+  if (!pending.empty() && !groups.empty())
+    llvm::append_range(groups.back(), pending);
+  return groups;
+}
+
+/// `type` without its unit dimensions.
+static RankedTensorType squeezedType(RankedTensorType type) {
+  SmallVector<int64_t> squeezed;
+  llvm::copy_if(type.getShape(), std::back_inserter(squeezed),
+                [](int64_t extent) { return extent != 1; });
+  return RankedTensorType::get(squeezed, type.getElementType());
+}
+
+/// `value` without its unit dimensions.
+static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  RankedTensorType squeezed = squeezedType(type);
+  if (squeezed == type)
+    return value;
+  return tensor::CollapseShapeOp::create(b, loc, squeezed, value,
+                                         unitDimGroups(type.getShape()));
+}
+
 /// Moves a transpose of a tile loop's result (head merges, packed key
 /// heads; through an expand_shape that splits only whole-tile dimensions)
 /// into the loop: each tile is transposed where it is made, in parallel and
@@ -57,7 +145,9 @@ static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
 /// single-threaded transpose of the whole tensor after the loop. A loop
 /// split into full tiles and a partial last one (dat-peel-tile-loops) is a
 /// chain of loops, each filling its tiles of the previous one's result:
-/// each gets the transpose.
+/// each gets the transpose; so does a partial last tile whose loop of one
+/// iteration was folded away. Where the transpose of a tile is a reshape,
+/// the tile is made in its place in the transposed result.
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose) {
   Value input = transpose.getInput();
@@ -67,20 +157,31 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
       return failure();
     input = expand.getSrc();
   }
-  // The chain of loops, last first.
-  SmallVector<scf::ForallOp> chain;
-  for (Value v = input;;) {
-    auto forall = v.getDefiningOp<scf::ForallOp>();
-    if (!forall)
-      break;
-    if (!v.hasOneUse() || !tileInsert(forall) ||
-        (!chain.empty() && !chain.back()->hasAttr(kRestOfSplitAttr)))
+  // The chain of tiles' makers, last first: tile loops, the last of which
+  // may be a folded partial tile's insert.
+  SmallVector<Operation *> chain;
+  Value v = input;
+  if (tensor::InsertSliceOp rest = foldedRestInsert(v)) {
+    if (!v.hasOneUse())
+      return failure();
+    chain.push_back(rest);
+    v = rest.getDest();
+  }
+  while (auto forall = v.getDefiningOp<scf::ForallOp>()) {
+    // (The loop a folded partial tile inserts into has that tile's slices
+    // as other uses, checked by foldedRestInsert.)
+    bool beforeFoldedRest =
+        chain.size() == 1 && isa<tensor::InsertSliceOp>(chain[0]);
+    if (!tileInsert(forall) || (!beforeFoldedRest && !v.hasOneUse()) ||
+        (!chain.empty() && !beforeFoldedRest &&
+         !chain.back()->hasAttr(kRestOfSplitAttr)))
       return failure();
     chain.push_back(forall);
     v = forall.getOutputs()[0];
   }
-  if (chain.empty() ||
-      !chain.back().getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+  auto first =
+      chain.empty() ? scf::ForallOp() : dyn_cast<scf::ForallOp>(chain.back());
+  if (!first || !first.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return failure();
   auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
   if (!resultType.hasStaticShape())
@@ -95,10 +196,21 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     RankedTensorType type;
   };
   SmallVector<Tile> tiles;
-  for (scf::ForallOp forall : chain) {
-    tensor::ParallelInsertSliceOp insert = tileInsert(forall);
-    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(),
-              insert.getSourceType()};
+  for (Operation *link : chain) {
+    OffsetSizeAndStrideOpInterface insert;
+    RankedTensorType sourceType, destType;
+    if (auto forall = dyn_cast<scf::ForallOp>(link)) {
+      tensor::ParallelInsertSliceOp p = tileInsert(forall);
+      insert = p;
+      sourceType = p.getSourceType();
+      destType = p.getDestType();
+    } else {
+      auto rest = cast<tensor::InsertSliceOp>(link);
+      insert = rest;
+      sourceType = rest.getSourceType();
+      destType = rest.getDestType();
+    }
+    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(), sourceType};
     if (expand) {
       auto expandedType = expand.getResultType();
       Tile expanded;
@@ -112,7 +224,7 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
         }
         std::optional<int64_t> offset = getConstantIntValue(tile.offsets[src]);
         if (!offset || *offset != 0 ||
-            tile.type.getDimSize(src) != insert.getDestType().getDimSize(src))
+            tile.type.getDimSize(src) != destType.getDimSize(src))
           return failure();
         for (int64_t d : group) {
           expanded.offsets.push_back(rewriter.getIndexAttr(0));
@@ -129,43 +241,89 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   }
   ArrayRef<int64_t> perm = transpose.getPermutation();
 
+  // A folded partial tile's outs: undefined, as a loop's.
+  if (auto rest = dyn_cast<tensor::InsertSliceOp>(chain.front())) {
+    for (OpOperand &use : llvm::make_early_inc_range(rest.getDest().getUses()))
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner())) {
+        rewriter.setInsertionPoint(slice);
+        rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+            slice, slice.getResultType().getShape(),
+            slice.getResultType().getElementType());
+      }
+  }
+
   // The loops now make the transposed tensor, first to last.
-  rewriter.setInsertionPoint(chain.back());
-  Value init = tensor::EmptyOp::create(rewriter, chain.back().getLoc(),
-                                       resultType.getShape(),
-                                       resultType.getElementType());
-  for (auto [forall, tile] : llvm::reverse(llvm::zip_equal(chain, tiles))) {
-    Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(first);
+  Value init =
+      tensor::EmptyOp::create(rewriter, first.getLoc(), resultType.getShape(),
+                              resultType.getElementType());
+  for (auto [link, tile] : llvm::reverse(llvm::zip_equal(chain, tiles))) {
+    Location loc = link->getLoc();
+    SmallVector<OpFoldResult> offsets = applyPermutation(tile.offsets, perm),
+                              sizes = applyPermutation(tile.sizes, perm),
+                              strides(perm.size(), rewriter.getIndexAttr(1));
+    if (auto rest = dyn_cast<tensor::InsertSliceOp>(link)) {
+      rewriter.setInsertionPoint(rest);
+      Value value = rest.getSource();
+      if (expand)
+        value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
+                                              groups);
+      value = movesOnlyUnitDims(tile.type.getShape(), perm)
+                  ? squeezeUnitDims(rewriter, loc, value)
+                  : buildTranspose(rewriter, loc, value, perm);
+      init = rewriter
+                 .replaceOpWithNewOp<tensor::InsertSliceOp>(
+                     rest, value, init, offsets, sizes, strides)
+                 .getResult();
+      continue;
+    }
+    auto forall = cast<scf::ForallOp>(link);
     tensor::ParallelInsertSliceOp insert = tileInsert(forall);
     BlockArgument out = forall.getRegionIterArgs()[0];
-    for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
-      if (use.getOwner() == insert)
-        continue;
-      auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
-      rewriter.setInsertionPoint(slice);
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getResultType().getShape(),
-          slice.getResultType().getElementType());
-    }
     rewriter.modifyOpInPlace(forall, [&] {
       forall.getOutputsMutable()[0].assign(init);
       out.setType(resultType);
       forall->getResult(0).setType(resultType);
     });
+    // The tile's outs: where its transpose is a reshape, its place in the
+    // transposed result (made there, inserted without a copy); otherwise
+    // undefined.
+    bool reshape = movesOnlyUnitDims(tile.type.getShape(), perm);
+    for (OpOperand &use : llvm::make_early_inc_range(out.getUses())) {
+      if (use.getOwner() == insert)
+        continue;
+      auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
+      rewriter.setInsertionPoint(slice);
+      if (reshape && !expand && slice.getMixedOffsets() == tile.offsets &&
+          slice.getMixedSizes() == tile.sizes &&
+          slice.getResultType() == tile.type) {
+        RankedTensorType placeType = squeezedType(tile.type);
+        Value place = tensor::ExtractSliceOp::create(
+            rewriter, loc, placeType, out, offsets, sizes, strides);
+        if (placeType != tile.type)
+          place = tensor::ExpandShapeOp::create(
+              rewriter, loc, tile.type, place,
+              unitDimGroups(tile.type.getShape()));
+        rewriter.replaceOp(slice, place);
+        continue;
+      }
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getResultType().getShape(),
+          slice.getResultType().getElementType());
+    }
     rewriter.setInsertionPoint(forall.getTerminator());
     Value value = insert.getSource();
     if (expand)
       value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
                                             groups);
-    value = buildTranspose(rewriter, loc, value, perm);
+    value = reshape ? squeezeUnitDims(rewriter, loc, value)
+                    : buildTranspose(rewriter, loc, value, perm);
     rewriter.setInsertionPoint(insert);
-    SmallVector<OpFoldResult> strides(perm.size(), rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
-        insert, value, out, applyPermutation(tile.offsets, perm),
-        applyPermutation(tile.sizes, perm), strides);
+        insert, value, out, offsets, sizes, strides);
     init = forall->getResult(0);
   }
-  rewriter.replaceOp(transpose, chain.front()->getResult(0));
+  rewriter.replaceOp(transpose, init);
   if (expand)
     rewriter.eraseOp(expand);
   return success();

@@ -2,6 +2,7 @@
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops --canonicalize | FileCheck %s --check-prefix=CANON
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap | FileCheck %s --check-prefix=OVERLAP
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap --canonicalize | FileCheck %s --check-prefix=OVERLAPC
+// RUN: dat-opt %s --split-input-file --dat-peel-tile-loops="overlap threads=2" | FileCheck %s --check-prefix=THREADS
 
 // 200 rows in tiles of 64: a loop over the three full tiles, whose size is
 // the constant 64, then one over the last 8 rows, which reads the first
@@ -127,7 +128,8 @@ func.func @overlapped(%x: tensor<1x200x64xf32>) -> tensor<1x200x64xf32> {
 
 // overlap leaves a loop with several tiles besides the partial one (heads:
 // its peeled loop has 8 iterations for the threads), and any loop that is
-// not an attention tile loop, to the peeling.
+// not an attention tile loop (a projection's: its tiles would each be
+// copied out of a tensor of their own), to the peeling.
 // OVERLAP-LABEL: func.func @not_overlapped
 // OVERLAP: scf.forall ({{.+}}) = (0, 0) to (8, 192)
 // OVERLAP: scf.forall ({{.+}}) = (0, 192) to (8, 200)
@@ -154,4 +156,48 @@ func.func @not_overlapped(%x: tensor<8x200x64xf32>, %y: tensor<200x64xf32>) -> (
     }
   } {dat.origin = "projection"}
   return %r, %r2 : tensor<8x200x64xf32>, tensor<200x64xf32>
+}
+
+// -----
+
+// Balanced for two threads: 264 rows are four full tiles and 8 rows. The
+// four share evenly (two rounds); an overlapped fifth would add a third
+// round, longer than the 8 rows alone after them: peeled. (200 rows, three
+// full tiles, are overlapped: the fourth fills the second round.)
+// THREADS-LABEL: func.func @even_full_tiles
+// THREADS: scf.forall ({{.+}}) = (0) to (256) step (64)
+// THREADS: scf.forall ({{.+}}) = (256) to (264) step (64)
+// THREADS: dat.rest_of_split
+// THREADS-NOT: dat.overlapped_last_tile
+// THREADS-LABEL: func.func @odd_full_tiles
+// THREADS: dat.overlapped_last_tile
+// Without threads, both are overlapped.
+// OVERLAP-LABEL: func.func @even_full_tiles
+// OVERLAP: dat.overlapped_last_tile
+func.func @even_full_tiles(%x: tensor<264x64xf32>) -> tensor<264x64xf32> {
+  %e = tensor.empty() : tensor<264x64xf32>
+  %r = scf.forall (%i) = (0) to (264) step (64) shared_outs(%o = %e) -> (tensor<264x64xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 264, 64)>(%i)
+    %s = tensor.extract_slice %x[%i, 0] [%n, 64] [1, 1] : tensor<264x64xf32> to tensor<?x64xf32>
+    %d = tensor.extract_slice %o[%i, 0] [%n, 64] [1, 1] : tensor<264x64xf32> to tensor<?x64xf32>
+    %t = linalg.exp ins(%s : tensor<?x64xf32>) outs(%d : tensor<?x64xf32>) -> tensor<?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [%n, 64] [1, 1] : tensor<?x64xf32> into tensor<264x64xf32>
+    }
+  } {dat.origin = "dat.attention"}
+  return %r : tensor<264x64xf32>
+}
+
+func.func @odd_full_tiles(%x: tensor<200x64xf32>) -> tensor<200x64xf32> {
+  %e = tensor.empty() : tensor<200x64xf32>
+  %r = scf.forall (%i) = (0) to (200) step (64) shared_outs(%o = %e) -> (tensor<200x64xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 200, 64)>(%i)
+    %s = tensor.extract_slice %x[%i, 0] [%n, 64] [1, 1] : tensor<200x64xf32> to tensor<?x64xf32>
+    %d = tensor.extract_slice %o[%i, 0] [%n, 64] [1, 1] : tensor<200x64xf32> to tensor<?x64xf32>
+    %t = linalg.exp ins(%s : tensor<?x64xf32>) outs(%d : tensor<?x64xf32>) -> tensor<?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [%n, 64] [1, 1] : tensor<?x64xf32> into tensor<200x64xf32>
+    }
+  } {dat.origin = "dat.attention"}
+  return %r : tensor<200x64xf32>
 }

@@ -212,13 +212,19 @@ func.func @row_max(%s: tensor<1x1x8x64xf32>, %m: tensor<1x1x8xf32>) -> tensor<1x
 // -----
 
 // A transpose of a tile loop's result (the attention heads merged back,
-// [B, H, N, D] → [B, N, H, D]) moves into the loop: each tile is
-// transposed where it is made and inserted into the transposed result.
+// [B, H, N, D] → [B, N, H, D]) moves into the loop. A tile of one head moves
+// only unit dimensions ([1, 1, 8, 8] → [1, 8, 1, 8]): it is made in its
+// place in the transposed result (a rank-reduced slice, viewed as the tile)
+// and inserted back as it is, with no transpose and, once bufferized, no
+// copy (dat-register-tiles-in-place.mlir).
 // CHECK-LABEL: func.func @merge_heads
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<1x16x2x8xf32>
 // CHECK: scf.forall (%[[H:.+]], %[[Q:.+]]) = (0, 0) to (2, 16) step (1, 8) shared_outs(%[[O:.+]] = %[[E]]) -> (tensor<1x16x2x8xf32>)
-// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x1x8x8xf32>) outs(%{{.+}} : tensor<1x8x1x8xf32>) permutation = [0, 2, 1, 3]
-// CHECK: tensor.parallel_insert_slice %[[T]] into %[[O]][0, %[[Q]], %[[H]], 0] [1, 8, 1, 8] [1, 1, 1, 1]
+// CHECK: %[[PLACE:.+]] = tensor.extract_slice %[[O]][0, %[[Q]], %[[H]], 0] [1, 8, 1, 8] [1, 1, 1, 1] : tensor<1x16x2x8xf32> to tensor<8x8xf32>
+// CHECK: %[[TILE:.+]] = tensor.expand_shape %[[PLACE]] {{.+}} into tensor<1x1x8x8xf32>
+// CHECK: %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TILE]])
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[R]] {{.+}} into tensor<8x8xf32>
+// CHECK: tensor.parallel_insert_slice %[[FLAT]] into %[[O]][0, %[[Q]], %[[H]], 0] [1, 8, 1, 8] [1, 1, 1, 1] : tensor<8x8xf32> into tensor<1x16x2x8xf32>
 // CHECK-NOT: linalg.transpose
 func.func @merge_heads(%x: tensor<1x2x16x8xf32>) -> tensor<1x16x2x8xf32> {
   %e = tensor.empty() : tensor<1x2x16x8xf32>
@@ -350,6 +356,62 @@ func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200
   %te = tensor.empty() : tensor<2x16x200xf32>
   %tr = linalg.transpose ins(%second : tensor<2x200x16xf32>) outs(%te : tensor<2x16x200xf32>) permutation = [0, 2, 1]
   return %tr : tensor<2x16x200xf32>
+}
+
+// -----
+
+// The partial last tile of a split loop whose loop of one iteration was
+// folded away (straight-line code inserting 8 rows into the full tiles'
+// result; its outs a slice of that result only overwritten): the
+// transpose moves into the loop and into the folded tile.
+// CHECK-LABEL: func.func @folded_rest_transposed
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<16x200xf32>
+// CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}) = (0) to (192) step (64) shared_outs(%{{.+}} = %[[E]]) -> (tensor<16x200xf32>)
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<64x16xf32>) outs(%{{.+}} : tensor<16x64xf32>) permutation = [1, 0]
+// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<8x16xf32>) outs(%{{.+}} : tensor<16x8xf32>) permutation = [1, 0]
+// CHECK: %[[R:.+]] = tensor.insert_slice %[[T]] into %[[FULL]][0, 192] [16, 8] [1, 1]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[R]]
+// A rest that reads the loop's result (its outs read by the payload: an
+// update in place) keeps the transpose after it.
+// CHECK-LABEL: func.func @folded_rest_reads
+// CHECK: tensor.insert_slice
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<200x16xf32>)
+func.func @folded_rest_transposed(%x: tensor<200x16xf32>) -> tensor<16x200xf32> {
+  %e = tensor.empty() : tensor<200x16xf32>
+  %full = scf.forall (%i) = (0) to (192) step (64) shared_outs(%o = %e) -> (tensor<200x16xf32>) {
+    %s = tensor.extract_slice %x[%i, 0] [64, 16] [1, 1] : tensor<200x16xf32> to tensor<64x16xf32>
+    %d = tensor.extract_slice %o[%i, 0] [64, 16] [1, 1] : tensor<200x16xf32> to tensor<64x16xf32>
+    %t = linalg.exp ins(%s : tensor<64x16xf32>) outs(%d : tensor<64x16xf32>) -> tensor<64x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [64, 16] [1, 1] : tensor<64x16xf32> into tensor<200x16xf32>
+    }
+  } {dat.origin = "projection"}
+  %d = tensor.extract_slice %full[192, 0] [8, 16] [1, 1] : tensor<200x16xf32> to tensor<8x16xf32>
+  %s = tensor.extract_slice %x[192, 0] [8, 16] [1, 1] : tensor<200x16xf32> to tensor<8x16xf32>
+  %t = linalg.exp ins(%s : tensor<8x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %rest = tensor.insert_slice %t into %full[192, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<200x16xf32>
+  %te = tensor.empty() : tensor<16x200xf32>
+  %tr = linalg.transpose ins(%rest : tensor<200x16xf32>) outs(%te : tensor<16x200xf32>) permutation = [1, 0]
+  return %tr : tensor<16x200xf32>
+}
+
+func.func @folded_rest_reads(%x: tensor<200x16xf32>) -> tensor<16x200xf32> {
+  %e = tensor.empty() : tensor<200x16xf32>
+  %full = scf.forall (%i) = (0) to (192) step (64) shared_outs(%o = %e) -> (tensor<200x16xf32>) {
+    %s = tensor.extract_slice %x[%i, 0] [64, 16] [1, 1] : tensor<200x16xf32> to tensor<64x16xf32>
+    %d = tensor.extract_slice %o[%i, 0] [64, 16] [1, 1] : tensor<200x16xf32> to tensor<64x16xf32>
+    %t = linalg.exp ins(%s : tensor<64x16xf32>) outs(%d : tensor<64x16xf32>) -> tensor<64x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [64, 16] [1, 1] : tensor<64x16xf32> into tensor<200x16xf32>
+    }
+  } {dat.origin = "projection"}
+  %d = tensor.extract_slice %full[128, 0] [8, 16] [1, 1] : tensor<200x16xf32> to tensor<8x16xf32>
+  %t = linalg.negf ins(%d : tensor<8x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %rest = tensor.insert_slice %t into %full[128, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<200x16xf32>
+  %te = tensor.empty() : tensor<16x200xf32>
+  %tr = linalg.transpose ins(%rest : tensor<200x16xf32>) outs(%te : tensor<16x200xf32>) permutation = [1, 0]
+  return %tr : tensor<16x200xf32>
 }
 
 // -----

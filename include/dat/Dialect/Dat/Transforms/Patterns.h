@@ -133,9 +133,12 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
 /// and outputs that start as tensor.empty: makes every tile full, the last
 /// one starting at ub - step (overlapping the tile before it) and inserting
 /// only its rows past that tile; each tile computes into a tensor of its
-/// own. Marks the loop dat.overlapped_last_tile. Fails, changing nothing,
+/// own. Marks the loop dat.overlapped_last_tile. With `threads` > 0, only
+/// where the full tiles do not divide evenly among that many threads (else
+/// the overlapped tile would add a round). Fails, changing nothing,
 /// otherwise.
-LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall);
+LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
+                              int64_t threads = 0);
 
 /// Lets `op`, inside a loop, read inputs that transposes in its block made
 /// through permuted indexing maps instead (no per-iteration copy).
