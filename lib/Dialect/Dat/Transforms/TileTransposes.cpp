@@ -52,30 +52,53 @@ static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
   return insert;
 }
 
-/// Whether `v` is only an op's outs whose payload does not read it, directly
-/// or through reshapes.
-static bool onlyOverwritten(Value v) {
-  return llvm::all_of(v.getUses(), [](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
-      return onlyOverwritten(user->getResult(0));
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    return linalgOp && linalgOp.isDpsInit(&use) &&
-           !linalgOp.payloadUsesValueFromOperand(&use);
-  });
+/// Whether the region an insert of offsets `offsets` and static sizes
+/// `sizes` writes lies past every tile `forall` writes along some dimension:
+/// there the tile's insert is at an induction variable with constant bounds
+/// and a static size (a split loop's full tiles end where its partial last
+/// tile starts).
+static bool pastLoopTiles(scf::ForallOp forall,
+                          ArrayRef<OpFoldResult> offsets) {
+  tensor::ParallelInsertSliceOp tile = tileInsert(forall);
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!tile || !lbs || !ubs || !steps)
+    return false;
+  for (auto [d, offset] : llvm::enumerate(tile.getMixedOffsets())) {
+    auto iv = dyn_cast_if_present<BlockArgument>(dyn_cast<Value>(offset));
+    std::optional<int64_t> start = getConstantIntValue(offsets[d]);
+    if (!iv || iv.getOwner() != forall.getBody() ||
+        iv.getArgNumber() >= forall.getRank() || !start)
+      continue;
+    unsigned i = iv.getArgNumber();
+    if ((*steps)[i] <= 0 || (*ubs)[i] <= (*lbs)[i])
+      continue;
+    int64_t lastStart =
+        (*lbs)[i] + ((*ubs)[i] - (*lbs)[i] - 1) / (*steps)[i] * (*steps)[i];
+    if (*start >= lastStart + tile.getSourceType().getDimSize(d))
+      return true;
+  }
+  return false;
 }
 
 /// The insert of a partial last tile whose one-iteration loop was folded
 /// away (dat-peel-tile-loops, then canonicalization): straight-line code
-/// inserting into the full tiles' loop result, every other use of which is
-/// a slice at the same place that only an op's outs take and whose payload
-/// does not read (an undefined tile: the loop did not write there).
+/// inserting into the full tiles' loop result, past every tile of that loop
+/// (so that, the loop starting from an empty tensor, its place there is
+/// undefined), where every other use of that result is a slice at the same
+/// place (the partial tile's outs).
 static tensor::InsertSliceOp foldedRestInsert(Value v) {
   auto insert = v.getDefiningOp<tensor::InsertSliceOp>();
   if (!insert || !insert.hasUnitStride() ||
       insert.getSourceType().getRank() != insert.getDestType().getRank() ||
-      !insert.getSourceType().hasStaticShape() ||
-      !insert.getDest().getDefiningOp<scf::ForallOp>())
+      !insert.getSourceType().hasStaticShape())
+    return {};
+  auto forall = insert.getDest().getDefiningOp<scf::ForallOp>();
+  if (!forall || !pastLoopTiles(forall, insert.getMixedOffsets()))
     return {};
   for (OpOperand &use : insert.getDest().getUses()) {
     if (use.getOwner() == insert)
@@ -84,8 +107,6 @@ static tensor::InsertSliceOp foldedRestInsert(Value v) {
     if (!slice || slice.getMixedOffsets() != insert.getMixedOffsets() ||
         slice.getMixedSizes() != insert.getMixedSizes() ||
         !slice.hasUnitStride())
-      return {};
-    if (!onlyOverwritten(slice))
       return {};
   }
   return insert;
@@ -268,9 +289,15 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
       if (expand)
         value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
                                               groups);
-      value = movesOnlyUnitDims(tile.type.getShape(), perm)
-                  ? squeezeUnitDims(rewriter, loc, value)
-                  : buildTranspose(rewriter, loc, value, perm);
+      if (movesOnlyUnitDims(tile.type.getShape(), perm)) {
+        value = squeezeUnitDims(rewriter, loc, value);
+      } else {
+        // Transposed into its place in the result (no copy after).
+        Value place = tensor::ExtractSliceOp::create(rewriter, loc, init,
+                                                     offsets, sizes, strides);
+        value = linalg::TransposeOp::create(rewriter, loc, value, place, perm)
+                    ->getResult(0);
+      }
       init = rewriter
                  .replaceOpWithNewOp<tensor::InsertSliceOp>(
                      rest, value, init, offsets, sizes, strides)
@@ -316,8 +343,15 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     if (expand)
       value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
                                             groups);
-    value = reshape ? squeezeUnitDims(rewriter, loc, value)
-                    : buildTranspose(rewriter, loc, value, perm);
+    if (reshape) {
+      value = squeezeUnitDims(rewriter, loc, value);
+    } else {
+      // Transposed into its place in the result (no copy after).
+      Value place = tensor::ExtractSliceOp::create(rewriter, loc, out, offsets,
+                                                   sizes, strides);
+      value = linalg::TransposeOp::create(rewriter, loc, value, place, perm)
+                  ->getResult(0);
+    }
     rewriter.setInsertionPoint(insert);
     rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
         insert, value, out, offsets, sizes, strides);

@@ -362,8 +362,8 @@ func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200
 
 // The partial last tile of a split loop whose loop of one iteration was
 // folded away (straight-line code inserting 8 rows into the full tiles'
-// result; its outs a slice of that result only overwritten): the
-// transpose moves into the loop and into the folded tile.
+// result, past every row the loop writes: its outs, a slice there, are
+// undefined): the transpose moves into the loop and into the folded tile.
 // CHECK-LABEL: func.func @folded_rest_transposed
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<16x200xf32>
 // CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}) = (0) to (192) step (64) shared_outs(%{{.+}} = %[[E]]) -> (tensor<16x200xf32>)
@@ -372,8 +372,8 @@ func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200
 // CHECK: %[[R:.+]] = tensor.insert_slice %[[T]] into %[[FULL]][0, 192] [16, 8] [1, 1]
 // CHECK-NOT: linalg.transpose
 // CHECK: return %[[R]]
-// A rest that reads the loop's result (its outs read by the payload: an
-// update in place) keeps the transpose after it.
+// A tile that reads the loop's result (rows the loop wrote: an update in
+// place) keeps the transpose after it.
 // CHECK-LABEL: func.func @folded_rest_reads
 // CHECK: tensor.insert_slice
 // CHECK: linalg.transpose ins(%{{.+}} : tensor<200x16xf32>)
