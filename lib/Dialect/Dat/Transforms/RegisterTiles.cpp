@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -406,6 +407,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
   // innermost: each block of a weight panel is read from L1 by every row
   // tile, rather than the whole panel streamed from L2 for each.
   SmallVector<int64_t> interchange = tile.interchange;
+  // (The first block, peeled, takes the fill: its accumulators start from
+  // the constant in registers and the output is not filled first.)
+  linalg::GenericOp firstBlock;
   if (int64_t block = options.reductionTile;
       block > 0 && !op->getParentOfType<scf::ForOp>() && tile.rowDim) {
     unsigned k = interchange.back();
@@ -416,40 +420,61 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
       sizes[k] = block;
       FailureOr<scf::SCFTilingResult> blocks =
           tileWithLoops(rewriter, op, sizes);
-      if (failed(blocks) || blocks->tiledOps.size() != 1)
+      if (failed(blocks) || blocks->tiledOps.size() != 1 ||
+          blocks->loops.size() != 1)
         return op.emitError("dat-register-tiles: cannot block the reduction");
       rewriter.replaceOp(op, blocks->replacements);
       op = cast<linalg::GenericOp>(blocks->tiledOps.front());
-      // The blocks accumulate into the filled output.
-      fill = nullptr;
+      auto blockLoop = cast<scf::ForOp>(blocks->loops.front());
+      scf::ForOp first;
+      if (fill && succeeded(scf::peelForLoopFirstIteration(rewriter, blockLoop,
+                                                           first))) {
+        first.walk([&](linalg::GenericOp g) { firstBlock = g; });
+        if (!firstBlock || failed(first.promoteIfSingleIteration(rewriter)))
+          return op.emitError(
+              "dat-register-tiles: cannot peel the first reduction block");
+      }
     }
     auto row = llvm::find(interchange, *tile.rowDim);
     unsigned rowDim = *row;
     interchange.erase(row);
     interchange.insert(interchange.end() - op.getNumReductionLoops(), rowDim);
   }
-  FailureOr<scf::SCFTilingResult> tiled =
-      tileWithLoops(rewriter, op, tile.sizes, interchange);
-  if (failed(tiled))
-    return op.emitError("dat-register-tiles: cannot tile the contraction");
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   for (auto [d, size] : llvm::enumerate(tile.sizes))
     if (size)
       extents[d] = size;
-  // (Where its vector operand is read in place in strips far apart: the
-  // next block prefetched in order.)
-  (void)prefetchNextStridedBlock(rewriter, op, tile.vectorOperand,
-                                 tile.sizes[tile.vectorDim], tile.sizes,
-                                 interchange, tiled->loops);
-  rewriter.replaceOp(op, tiled->replacements);
-  for (Operation *t : tiled->tiledOps)
-    if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),
-                                     extents)))
+  // Register tiles of `g`, vectorized; `init` its output's fill, if any.
+  auto registerTiles = [&](linalg::GenericOp g,
+                           linalg::FillOp init) -> LogicalResult {
+    FailureOr<scf::SCFTilingResult> tiled =
+        tileWithLoops(rewriter, g, tile.sizes, interchange);
+    if (failed(tiled))
+      return g.emitError("dat-register-tiles: cannot tile the contraction");
+    // (Where its vector operand is read in place in strips far apart: the
+    // next block prefetched in order.)
+    (void)prefetchNextStridedBlock(rewriter, g, tile.vectorOperand,
+                                   tile.sizes[tile.vectorDim], tile.sizes,
+                                   interchange, tiled->loops);
+    rewriter.replaceOp(g, tiled->replacements);
+    for (Operation *t : tiled->tiledOps)
+      if (failed(vectorizeRegisterTile(rewriter, cast<linalg::GenericOp>(t),
+                                       extents)))
+        return failure();
+    if (init && tiled->tiledOps.size() == 1 && !tiled->loops.empty())
+      (void)startFromFill(rewriter, init, fillValue,
+                          cast<LoopLikeOpInterface>(tiled->loops.back()));
+    return success();
+  };
+  if (firstBlock) {
+    // The blocks after the first accumulate into its result.
+    if (failed(registerTiles(firstBlock, fill)) ||
+        failed(registerTiles(op, nullptr)))
       return failure();
-  if (fill && tiled->tiledOps.size() == 1 && !tiled->loops.empty())
-    (void)startFromFill(rewriter, fill, fillValue,
-                        cast<LoopLikeOpInterface>(tiled->loops.back()));
-  return success();
+    return success();
+  }
+  return registerTiles(
+      op, op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ? fill : nullptr);
 }
 
 /// Tiles `op` as `tile` says; where the rows that fit the registers do not
