@@ -16,6 +16,7 @@
 
 #include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -160,7 +161,8 @@ static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
 }
 
 /// Moves a transpose of a tile loop's result (head merges, packed key
-/// heads; through an expand_shape that splits only whole-tile dimensions)
+/// heads; through expand_shapes that split a tile's dimensions whole, or
+/// split a tiled dimension into blocks of the tile: keys in blocks of 64)
 /// into the loop: each tile is transposed where it is made, in parallel and
 /// in cache, and inserted into the transposed result, instead of one
 /// single-threaded transpose of the whole tensor after the loop. A loop
@@ -172,11 +174,32 @@ static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose) {
   Value input = transpose.getInput();
-  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
-  if (expand) {
-    if (!expand->hasOneUse())
+  // A chain of expand_shapes (the heads split, then the keys in blocks for
+  // the blocked packing), composed.
+  SmallVector<tensor::ExpandShapeOp> expands;
+  for (auto e = input.getDefiningOp<tensor::ExpandShapeOp>(); e;
+       e = e.getSrc().getDefiningOp<tensor::ExpandShapeOp>()) {
+    if (!e->hasOneUse())
       return failure();
-    input = expand.getSrc();
+    expands.push_back(e);
+  }
+  bool expand = !expands.empty();
+  RankedTensorType expandedType;
+  SmallVector<ReassociationIndices> groups;
+  if (expand) {
+    expandedType = expands.front().getResultType();
+    input = expands.back().getSrc();
+    // Source dimension → the outermost expand's dimensions, inner first.
+    groups = expands.back().getReassociationIndices();
+    for (tensor::ExpandShapeOp e : llvm::drop_begin(llvm::reverse(expands))) {
+      SmallVector<ReassociationIndices> inner = e.getReassociationIndices();
+      for (ReassociationIndices &group : groups) {
+        ReassociationIndices composed;
+        for (int64_t d : group)
+          llvm::append_range(composed, inner[d]);
+        group = std::move(composed);
+      }
+    }
   }
   // The chain of tiles' makers, last first: tile loops, the last of which
   // may be a folded partial tile's insert.
@@ -208,13 +231,13 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   if (!resultType.hasStaticShape())
     return failure();
 
-  // Each insert's offsets and sizes after the expand_shape.
-  SmallVector<ReassociationIndices> groups;
-  if (expand)
-    groups = expand.getReassociationIndices();
+  // Each insert's offsets and sizes after the expand_shapes.
   struct Tile {
     SmallVector<OpFoldResult> offsets, sizes;
     RankedTensorType type;
+    // Expanded offsets still to divide: (position, divisor) of a loop's
+    // induction variable, a block of a split dimension.
+    SmallVector<std::pair<unsigned, int64_t>> divided;
   };
   SmallVector<Tile> tiles;
   for (Operation *link : chain) {
@@ -231,9 +254,8 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
       sourceType = rest.getSourceType();
       destType = rest.getDestType();
     }
-    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(), sourceType};
+    Tile tile{insert.getMixedOffsets(), insert.getMixedSizes(), sourceType, {}};
     if (expand) {
-      auto expandedType = expand.getResultType();
       Tile expanded;
       SmallVector<int64_t> tileShape;
       for (auto [src, group] : llvm::enumerate(groups)) {
@@ -243,11 +265,44 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
           tileShape.push_back(tile.type.getDimSize(src));
           continue;
         }
+        // The whole dimension: each of the group's dimensions whole. A
+        // block of its inner dimensions (K's keys split into blocks of 64,
+        // a tile of 64 rows): one index of the outer one, the rest whole.
+        int64_t size = tile.type.getDimSize(src), inner = 1;
+        for (int64_t d : ArrayRef<int64_t>(group).drop_front())
+          inner *= expandedType.getDimSize(d);
         std::optional<int64_t> offset = getConstantIntValue(tile.offsets[src]);
-        if (!offset || *offset != 0 ||
-            tile.type.getDimSize(src) != destType.getDimSize(src))
+        bool whole = offset && *offset == 0 && size == destType.getDimSize(src);
+        if (!whole && size != inner)
           return failure();
-        for (int64_t d : group) {
+        if (whole) {
+          expanded.offsets.push_back(rewriter.getIndexAttr(0));
+          expanded.sizes.push_back(
+              rewriter.getIndexAttr(expandedType.getDimSize(group[0])));
+        } else if (offset) {
+          if (*offset % inner != 0)
+            return failure();
+          expanded.offsets.push_back(rewriter.getIndexAttr(*offset / inner));
+          expanded.sizes.push_back(rewriter.getIndexAttr(1));
+        } else {
+          // An induction variable whose values all divide by the block.
+          auto forall = dyn_cast<scf::ForallOp>(link);
+          auto iv = dyn_cast<BlockArgument>(cast<Value>(tile.offsets[src]));
+          if (!forall || !iv || iv.getOwner() != forall.getBody() ||
+              iv.getArgNumber() >= forall.getRank())
+            return failure();
+          std::optional<int64_t> lb = getConstantIntValue(
+              forall.getMixedLowerBound()[iv.getArgNumber()]);
+          std::optional<int64_t> step =
+              getConstantIntValue(forall.getMixedStep()[iv.getArgNumber()]);
+          if (!lb || !step || *lb % inner != 0 || *step % inner != 0)
+            return failure();
+          expanded.divided.emplace_back(expanded.offsets.size(), inner);
+          expanded.offsets.push_back(iv);
+          expanded.sizes.push_back(rewriter.getIndexAttr(1));
+        }
+        tileShape.push_back(whole ? expandedType.getDimSize(group[0]) : 1);
+        for (int64_t d : ArrayRef<int64_t>(group).drop_front()) {
           expanded.offsets.push_back(rewriter.getIndexAttr(0));
           expanded.sizes.push_back(
               rewriter.getIndexAttr(expandedType.getDimSize(d)));
@@ -280,6 +335,19 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                               resultType.getElementType());
   for (auto [link, tile] : llvm::reverse(llvm::zip_equal(chain, tiles))) {
     Location loc = link->getLoc();
+    if (!tile.divided.empty()) {
+      auto forall = cast<scf::ForallOp>(link);
+      rewriter.setInsertionPointToStart(forall.getBody());
+      for (auto [position, divisor] : tile.divided)
+        tile.offsets[position] =
+            affine::AffineApplyOp::create(
+                rewriter, loc,
+                AffineMap::get(1, 0,
+                               getAffineDimExpr(0, rewriter.getContext())
+                                   .floorDiv(divisor)),
+                cast<Value>(tile.offsets[position]))
+                .getResult();
+    }
     SmallVector<OpFoldResult> offsets = applyPermutation(tile.offsets, perm),
                               sizes = applyPermutation(tile.sizes, perm),
                               strides(perm.size(), rewriter.getIndexAttr(1));
@@ -358,8 +426,8 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     init = forall->getResult(0);
   }
   rewriter.replaceOp(transpose, init);
-  if (expand)
-    rewriter.eraseOp(expand);
+  for (tensor::ExpandShapeOp e : expands)
+    rewriter.eraseOp(e);
   return success();
 }
 

@@ -753,3 +753,34 @@ func.func @sum_over_heads(%s: tensor<1x8x64x64xf32>, %m: tensor<1x64x64xf32>, %n
   }
   return %r : tensor<1x64x64xf32>
 }
+
+// -----
+
+// The blocked packing of keys made by a tile loop of 64 rows: the heads
+// split, then the rows in blocks of 64 (two expand_shapes, composed), then
+// [N/64, H, d, 64]. Each tile is one block: it is transposed in the loop
+// and inserted at block i floordiv 64.
+// CHECK-LABEL: func.func @blocked_keys
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x2x16x64xf32>
+// CHECK: scf.forall (%[[I:.+]]) = (0) to (128) step (64) shared_outs(%[[O:.+]] = %[[E]]) -> (tensor<2x2x16x64xf32>)
+// CHECK: %[[B:.+]] = affine.apply #{{.+}}(%[[I]])
+// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
+// CHECK: tensor.parallel_insert_slice %[[T]] into %[[O]][%[[B]], 0, 0, 0] [1, 2, 16, 64] [1, 1, 1, 1]
+// CHECK-NOT: linalg.transpose
+// NOBLOCK-LABEL: func.func @blocked_keys
+func.func @blocked_keys(%x: tensor<128x32xf32>) -> tensor<2x2x16x64xf32> {
+  %e = tensor.empty() : tensor<128x32xf32>
+  %k = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %e) -> (tensor<128x32xf32>) {
+    %s = tensor.extract_slice %x[%i, 0] [64, 32] [1, 1] : tensor<128x32xf32> to tensor<64x32xf32>
+    %d = tensor.extract_slice %o[%i, 0] [64, 32] [1, 1] : tensor<128x32xf32> to tensor<64x32xf32>
+    %t = linalg.exp ins(%s : tensor<64x32xf32>) outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [64, 32] [1, 1] : tensor<64x32xf32> into tensor<128x32xf32>
+    }
+  } {dat.origin = "projection"}
+  %heads = tensor.expand_shape %k [[0], [1, 2]] output_shape [128, 2, 16] : tensor<128x32xf32> into tensor<128x2x16xf32>
+  %blocks = tensor.expand_shape %heads [[0, 1], [2], [3]] output_shape [2, 64, 2, 16] : tensor<128x2x16xf32> into tensor<2x64x2x16xf32>
+  %te = tensor.empty() : tensor<2x2x16x64xf32>
+  %tr = linalg.transpose ins(%blocks : tensor<2x64x2x16xf32>) outs(%te : tensor<2x2x16x64xf32>) permutation = [0, 2, 3, 1]
+  return %tr : tensor<2x2x16x64xf32>
+}
