@@ -643,6 +643,26 @@ LogicalResult registerTileAndVectorize(Operation *root,
   for (linalg::TransposeOp op : transposes)
     if (failed(sinkTransposeIntoForall(rewriter, op)))
       (void)parallelizeTranspose(rewriter, op);
+  // The transposes in tile loops in 16 × 16 blocks transposed in registers
+  // (AVX-512's shuffles; scalar loops with gathers otherwise).
+  if (options.vectorWidth == 16) {
+    SmallVector<linalg::TransposeOp> inTiles;
+    root->walk([&](linalg::TransposeOp op) {
+      if (op->getParentOfType<scf::ForallOp>())
+        inTiles.push_back(op);
+    });
+    SmallVector<Operation *> blocks;
+    for (linalg::TransposeOp op : inTiles)
+      for (vector::TransposeOp t :
+           vectorizeTileTranspose(rewriter, op, options.vectorWidth))
+        blocks.push_back(t);
+    RewritePatternSet shuffles(ctx);
+    vector::populateVectorTransposeLoweringPatterns(
+        shuffles, vector::VectorTransposeLowering::Shuffle16x16);
+    if (!blocks.empty() &&
+        failed(applyOpPatternsGreedily(blocks, std::move(shuffles))))
+      return failure();
+  }
 
   // The tiles' multiply-reductions as contractions, lowered to outer
   // products (one FMA per accumulator vector and reduction step).

@@ -17,6 +17,7 @@
 #include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -429,6 +431,70 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   for (tensor::ExpandShapeOp e : expands)
     rewriter.eraseOp(e);
   return success();
+}
+
+/// Where `transpose` (in a tile loop: a tile transposed where it is made)
+/// swaps its input's innermost dimension with another, both multiples of
+/// `width`: loops over width × width blocks, each read as `width` rows of
+/// the input, transposed in registers (vector.transpose) and written as
+/// `width` rows of the output, instead of a scalar loop with gathers.
+/// Returns the blocks' transposes (nothing where it does not apply).
+SmallVector<vector::TransposeOp>
+vectorizeTileTranspose(RewriterBase &rewriter, linalg::TransposeOp transpose,
+                       int64_t width) {
+  auto inType = cast<RankedTensorType>(transpose.getInput().getType());
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = inType.getRank();
+  if (!transpose->getParentOfType<scf::ForallOp>() ||
+      !inType.hasStaticShape() || rank < 2 || width < 2 ||
+      !inType.getElementType().isF32())
+    return {};
+  // a: the input dimension that becomes the output's innermost; b: the
+  // input's innermost, at output position outB.
+  int64_t a = perm[rank - 1], b = rank - 1;
+  if (a == b || inType.getDimSize(a) % width != 0 ||
+      inType.getDimSize(b) % width != 0)
+    return {};
+  int64_t outB = llvm::find(perm, b) - perm.begin();
+  SmallVector<int64_t> sizes(rank, 1);
+  sizes[rank - 1] = width;
+  sizes[outB] = width;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(transpose);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(transpose.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return {};
+  rewriter.replaceOp(transpose, tiled->replacements);
+  auto block = cast<linalg::TransposeOp>(tiled->tiledOps.front());
+  Location loc = block.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(block);
+  auto vectorType = VectorType::get({width, width}, inType.getElementType());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value pad =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  SmallVector<Value> indices(rank, zero);
+  // Rows along b at successive a; written as rows along a at successive b.
+  Value rows = vector::TransferReadOp::create(
+      rewriter, loc, vectorType, block.getInput(), indices, pad,
+      AffineMap::get(rank, 0,
+                     {getAffineDimExpr(a, ctx), getAffineDimExpr(b, ctx)}, ctx),
+      ArrayRef<bool>{true, true});
+  auto swapped =
+      vector::TransposeOp::create(rewriter, loc, rows, ArrayRef<int64_t>{1, 0});
+  Value written = vector::TransferWriteOp::create(
+                      rewriter, loc, swapped, block.getInit(), indices,
+                      AffineMap::get(rank, 0,
+                                     {getAffineDimExpr(outB, ctx),
+                                      getAffineDimExpr(rank - 1, ctx)},
+                                     ctx),
+                      ArrayRef<bool>{true, true})
+                      .getResult();
+  rewriter.replaceOp(block, written);
+  return {swapped};
 }
 
 /// A large transpose left outside the tile loops (a packed key tensor whose

@@ -301,7 +301,10 @@ func.func @values(%p: tensor<1x1x8x32xf32>, %v: tensor<1x64x2x32xf32>, %acc: ten
 // CHECK-LABEL: func.func @split_loop_transposed
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<2x16x200xf32>
 // CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (2, 192) step (1, 64) shared_outs(%[[O1:.+]] = %[[E]]) -> (tensor<2x16x200xf32>)
-// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x64x16xf32>) outs(%{{.+}} : tensor<1x16x64xf32>) permutation = [0, 2, 1]
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c16
+// CHECK: vector.transfer_read {{.+}} : tensor<{{.+}}>, vector<16x16xf32>
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write {{.+}} : vector<16x16xf32>, tensor<{{.+}}>
 // CHECK: tensor.parallel_insert_slice %{{.+}} into %[[O1]][%{{.+}}, 0, %{{.+}}] [1, 16, 64]
 // CHECK: %[[REST:.+]] = scf.forall (%{{.+}}) in (2) shared_outs(%[[O2:.+]] = %[[FULL]]) -> (tensor<2x16x200xf32>)
 // CHECK: linalg.transpose ins(%{{.+}} : tensor<1x8x16xf32>) outs(%{{.+}} : tensor<1x16x8xf32>) permutation = [0, 2, 1]
@@ -367,7 +370,10 @@ func.func @chained_loops_transposed(%x: tensor<2x200x16xf32>) -> tensor<2x16x200
 // CHECK-LABEL: func.func @folded_rest_transposed
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<16x200xf32>
 // CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}) = (0) to (192) step (64) shared_outs(%{{.+}} = %[[E]]) -> (tensor<16x200xf32>)
-// CHECK: linalg.transpose ins(%{{.+}} : tensor<64x16xf32>) outs(%{{.+}} : tensor<16x64xf32>) permutation = [1, 0]
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c16
+// CHECK: vector.transfer_read {{.+}} : tensor<{{.+}}>, vector<16x16xf32>
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write {{.+}} : vector<16x16xf32>, tensor<{{.+}}>
 // CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<8x16xf32>) outs(%{{.+}} : tensor<16x8xf32>) permutation = [1, 0]
 // CHECK: %[[R:.+]] = tensor.insert_slice %[[T]] into %[[FULL]][0, 192] [16, 8] [1, 1]
 // CHECK-NOT: linalg.transpose
@@ -448,7 +454,10 @@ func.func @row_max_in_loop(%s: tensor<4x64xf32>, %n: index) -> tensor<4xf32> {
 // function argument (a weight's packing, for dat-pack-weights) stays.
 // CHECK-LABEL: func.func @parallel_transpose
 // CHECK: scf.forall (%{{.+}}) in (8)
-// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x64x1024xf32>) outs(%{{.+}} : tensor<1x1024x64xf32>) permutation = [0, 2, 1]
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.+}} : tensor<{{.+}}>, vector<16x16xf32>
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write {{.+}} : vector<16x16xf32>, tensor<{{.+}}>
 // CHECK: {dat.origin = "transpose"}
 // CHECK: linalg.transpose ins(%arg1 : tensor<256x256xf32>)
 func.func @parallel_transpose(%x: tensor<8x64x1024xf32>, %w: tensor<256x256xf32>) -> (tensor<8x1024x64xf32>, tensor<256x256xf32>) {
@@ -759,12 +768,17 @@ func.func @sum_over_heads(%s: tensor<1x8x64x64xf32>, %m: tensor<1x64x64xf32>, %n
 // The blocked packing of keys made by a tile loop of 64 rows: the heads
 // split, then the rows in blocks of 64 (two expand_shapes, composed), then
 // [N/64, H, d, 64]. Each tile is one block: it is transposed in the loop
-// and inserted at block i floordiv 64.
+// and inserted at block i floordiv 64. Inside the tile the transpose runs
+// in 16 × 16 blocks, each read as 16 rows, transposed with AVX-512 shuffles
+// (vector.transpose lowered as shuffle_16x16) and written as 16 rows.
 // CHECK-LABEL: func.func @blocked_keys
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<2x2x16x64xf32>
 // CHECK: scf.forall (%[[I:.+]]) = (0) to (128) step (64) shared_outs(%[[O:.+]] = %[[E]]) -> (tensor<2x2x16x64xf32>)
 // CHECK: %[[B:.+]] = affine.apply #{{.+}}(%[[I]])
-// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x64x2x16xf32>) outs(%{{.+}} : tensor<1x2x16x64xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[T:.+]] = scf.for
+// CHECK: vector.transfer_read {{.+}} : tensor<{{.+}}>, vector<16x16xf32>
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write {{.+}} : vector<16x16xf32>, tensor<{{.+}}>
 // CHECK: tensor.parallel_insert_slice %[[T]] into %[[O]][%[[B]], 0, 0, 0] [1, 2, 16, 64] [1, 1, 1, 1]
 // CHECK-NOT: linalg.transpose
 // NOBLOCK-LABEL: func.func @blocked_keys

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -171,6 +172,15 @@ blockVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// loop does not have that form.
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose);
+
+/// Where `transpose`, in a tile loop, swaps its input's innermost dimension
+/// with another, both multiples of `width`: loops over width × width blocks,
+/// each read as rows, transposed in registers (vector.transpose) and written
+/// as rows. Returns the blocks' vector transposes (none where it does not
+/// apply, nothing changed).
+SmallVector<vector::TransposeOp>
+vectorizeTileTranspose(RewriterBase &rewriter, linalg::TransposeOp transpose,
+                       int64_t width);
 
 /// Makes a large transpose left outside the tile loops (not a weight's
 /// packing) a tile loop over its outermost dimensions that are not 1, so
