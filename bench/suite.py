@@ -8,7 +8,7 @@ usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke | --cpu]
 
 `--cpu` builds the CPU suite instead, sized for a 2-core machine (implies
 --target cpu --precision fp32; the kernels at N = 512 to 2048, again at
-shapes the code was not tuned for (N = 777 and 1000, heads of 48 and 80),
+shapes the code was not tuned for (N = 777 to 1536, heads of 48 to 128),
 a small DAT LM, ViT and Vision DAT); `--smoke` builds the kernels and two models at
 tiny sizes (to check the
 scripts anywhere); `--carry-limit` (default 1 MiB) is the largest weight
@@ -198,6 +198,13 @@ def cpu_suite():
     entries.append(_relational(1000, "relu", False, b=1, d=192, h=6, r=4))
     entries.append(_hyla(1000, b=1, h=6, dh=48))
     entries.append(_ape("Sequential", 1000, b=1, h=6, dh=64))
+    # More of them, added after the code above was tuned: heads of 96 and
+    # 128, lengths of 1200, 1500 and 1536, 800 queries for HYLA.
+    entries.append(_attention(128, 1536, False, b=1, h=4))
+    entries.append(_attention(96, 1200, False, b=1, h=8))
+    entries.append(_relational(1500, "relu", False, b=1, d=256, h=8, r=8))
+    entries.append(_hyla(800, b=1, h=8, dh=32))
+    entries.append(_ape("Sequential", 1200, b=1, h=8, dh=64))
     # The small models, and again at a batch and length not tuned for.
     entries += [_tiny_lm("M1-dat-lm-small", 4, 256),
                 _small_image_model("vit.json", "M3-vit-small", 16),
