@@ -24,8 +24,10 @@ JSON and prints a Markdown table for BENCHMARKS.md.
 `--device cpu` runs the same flow with CPU programs: the CPU suite
 (suite.py build DIR --cpu) against eager, torch.compile and SDPA on this
 machine's cores, and first measures this machine's fp32 FMA peak
-(cpu/fma_peak.c, built with cc -O3 -march=native -fopenmp) in the same run:
-dat's GFLOP/s are reported as a fraction of it. It also measures the
+(cpu/fma_peak.c, built with cc -O3 -march=native -fopenmp) in the same run,
+and again right after each entry's program is timed: dat's GFLOP/s are
+reported as a fraction of the peak measured next to them (a shared host's
+speed drifts during a run; the table's header line gives the range). It also measures the
 streaming read bandwidth of memory (cpu/read_bandwidth.c, the roofline of
 memory-bound entries), recorded with the machine. (On the smoke suite the
 times mean nothing.)
@@ -258,8 +260,11 @@ def run_entry(d, device, repeat):
     result["device"] = device
     if entry.get("flops") and device == "cpu":
         result["dat_gflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e9
-        if CPU_PEAK_GFLOPS:
-            result["dat_fraction_of_fma_peak"] = result["dat_gflops"] / CPU_PEAK_GFLOPS
+        # The peak next to this measurement (the host's speed drifts).
+        peak = measure_cpu_peak()[0] or CPU_PEAK_GFLOPS
+        if peak:
+            result["fma_peak_gflops"] = peak
+            result["dat_fraction_of_fma_peak"] = result["dat_gflops"] / peak
     elif entry.get("flops"):
         result["dat_tflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e12
         result["dat_fraction_of_fp32_peak"] = result["dat_tflops"] * 1e12 / PEAK_FP32
@@ -458,10 +463,13 @@ def main():
         json.dump({"date": datetime.datetime.now().isoformat(), "machine": machine,
                    "results": results}, f, indent=1)
     if device == "cpu":
-        print("Machine: %s, %s threads; fp32 FMA peak measured in this run: %s GFLOP/s; "
+        peaks = [r["fma_peak_gflops"] for r in results if "fma_peak_gflops" in r]
+        span = (" (again next to each entry: %.1f to %.1f; each entry's share is of its own)"
+                % (min(peaks), max(peaks))) if peaks else ""
+        print("Machine: %s, %s threads; fp32 FMA peak measured in this run: %s GFLOP/s%s; "
               "streaming read bandwidth: %s GB/s; PyTorch %s on %d threads.\n" % (
                   machine.get("cpu"), machine.get("fma_peak_threads"),
-                  CPU_PEAK_GFLOPS, machine.get("read_bandwidth_gbs"),
+                  CPU_PEAK_GFLOPS, span, machine.get("read_bandwidth_gbs"),
                   torch.__version__, torch.get_num_threads()))
     print(table(results))
     print("\nresults: %s" % results_path, file=sys.stderr)
