@@ -78,22 +78,6 @@ void simplifyTileSizes(RewriterBase &rewriter, scf::ForallOp forall) {
     (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matcher);
 }
 
-/// `forall`'s lower bounds, upper bounds and steps, where all are constants.
-struct ConstantBounds {
-  SmallVector<int64_t> lbs, ubs, steps;
-};
-std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !ubs || !steps)
-    return std::nullopt;
-  return ConstantBounds{*lbs, *ubs, *steps};
-}
-
 /// Whether `forall`'s tiles compute one op of the attention family (whose
 /// query rows are independent: a tile may start anywhere). (A projection's
 /// row blocks are too, but there the copy of every tile out of its own
@@ -108,6 +92,18 @@ bool isAttentionTileLoop(scf::ForallOp forall) {
 }
 
 } // namespace
+
+std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !ubs || !steps)
+    return std::nullopt;
+  return ConstantBounds{*lbs, *ubs, *steps};
+}
 
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
                               int64_t threads) {

@@ -63,13 +63,8 @@ static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
 static bool pastLoopTiles(scf::ForallOp forall,
                           ArrayRef<OpFoldResult> offsets) {
   tensor::ParallelInsertSliceOp tile = tileInsert(forall);
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!tile || !lbs || !ubs || !steps)
+  std::optional<ConstantBounds> bounds = constantBounds(forall);
+  if (!tile || !bounds)
     return false;
   for (auto [d, offset] : llvm::enumerate(tile.getMixedOffsets())) {
     auto iv = dyn_cast_if_present<BlockArgument>(dyn_cast<Value>(offset));
@@ -78,10 +73,10 @@ static bool pastLoopTiles(scf::ForallOp forall,
         iv.getArgNumber() >= forall.getRank() || !start)
       continue;
     unsigned i = iv.getArgNumber();
-    if ((*steps)[i] <= 0 || (*ubs)[i] <= (*lbs)[i])
+    int64_t lb = bounds->lbs[i], ub = bounds->ubs[i], step = bounds->steps[i];
+    if (step <= 0 || ub <= lb)
       continue;
-    int64_t lastStart =
-        (*lbs)[i] + ((*ubs)[i] - (*lbs)[i] - 1) / (*steps)[i] * (*steps)[i];
+    int64_t lastStart = lb + (ub - lb - 1) / step * step;
     if (*start >= lastStart + tile.getSourceType().getDimSize(d))
       return true;
   }

@@ -129,6 +129,12 @@ LogicalResult registerTileAndVectorize(Operation *root,
 FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall);
 
+/// `forall`'s lower bounds, upper bounds and steps, where all are constants.
+struct ConstantBounds {
+  SmallVector<int64_t> lbs, ubs, steps;
+};
+std::optional<ConstantBounds> constantBounds(scf::ForallOp forall);
+
 /// Where `forall` is an attention-family tile loop (dat.origin) over one
 /// dimension with a partial last tile, its other dimensions one tile each,
 /// and outputs that start as tensor.empty: makes every tile full, the last
