@@ -27,6 +27,7 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -329,6 +330,9 @@ namespace {
 struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (failed(checkOptionRange(getOperation(), getArgument(), "threads",
+                                threads, 0)))
+      return signalPassFailure();
     SmallVector<scf::ForallOp> loops;
     // (Tile loops are not nested: one nested in another is split in the
     // original only.)

@@ -433,6 +433,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
         if (!firstBlock || failed(first.promoteIfSingleIteration(rewriter)))
           return op.emitError(
               "dat-register-tiles: cannot peel the first reduction block");
+      } else {
+        // The blocks accumulate into the filled output.
+        fill = nullptr;
       }
     }
     auto row = llvm::find(interchange, *tile.rowDim);
@@ -466,15 +469,10 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::GenericOp op,
                           cast<LoopLikeOpInterface>(tiled->loops.back()));
     return success();
   };
-  if (firstBlock) {
-    // The blocks after the first accumulate into its result.
-    if (failed(registerTiles(firstBlock, fill)) ||
-        failed(registerTiles(op, nullptr)))
-      return failure();
-    return success();
-  }
-  return registerTiles(
-      op, op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() ? fill : nullptr);
+  // (The blocks after a peeled first one accumulate into its result.)
+  if (firstBlock && failed(registerTiles(firstBlock, fill)))
+    return failure();
+  return registerTiles(op, firstBlock ? nullptr : fill);
 }
 
 /// Tiles `op` as `tile` says; where the rows that fit the registers do not
@@ -653,8 +651,8 @@ LogicalResult registerTileAndVectorize(Operation *root,
     });
     SmallVector<Operation *> blocks;
     for (linalg::TransposeOp op : inTiles)
-      for (vector::TransposeOp t :
-           vectorizeTileTranspose(rewriter, op, options.vectorWidth))
+      if (vector::TransposeOp t =
+              vectorizeTileTranspose(rewriter, op, options.vectorWidth))
         blocks.push_back(t);
     RewritePatternSet shuffles(ctx);
     vector::populateVectorTransposeLoweringPatterns(

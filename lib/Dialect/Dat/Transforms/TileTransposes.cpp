@@ -55,8 +55,8 @@ static tensor::ParallelInsertSliceOp tileInsert(scf::ForallOp forall) {
   return insert;
 }
 
-/// Whether the region an insert of offsets `offsets` and static sizes
-/// `sizes` writes lies past every tile `forall` writes along some dimension:
+/// Whether an insert at `offsets` (of a tile no larger than `forall`'s) lies
+/// past every tile `forall` writes along some dimension:
 /// there the tile's insert is at an induction variable with constant bounds
 /// and a static size (a split loop's full tiles end where its partial last
 /// tile starts).
@@ -108,6 +108,16 @@ static tensor::InsertSliceOp foldedRestInsert(Value v) {
       return {};
   }
   return insert;
+}
+
+/// Replaces `slice` (a tile's outs whose contents are undefined) by an empty
+/// tensor of its type.
+static void replaceWithEmpty(RewriterBase &rewriter,
+                             tensor::ExtractSliceOp slice) {
+  rewriter.setInsertionPoint(slice);
+  rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+      slice, slice.getResultType().getShape(),
+      slice.getResultType().getElementType());
 }
 
 /// Whether transposing a `shape` by `perm` moves only unit dimensions (a
@@ -288,11 +298,10 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
           if (!forall || !iv || iv.getOwner() != forall.getBody() ||
               iv.getArgNumber() >= forall.getRank())
             return failure();
-          std::optional<int64_t> lb = getConstantIntValue(
-              forall.getMixedLowerBound()[iv.getArgNumber()]);
-          std::optional<int64_t> step =
-              getConstantIntValue(forall.getMixedStep()[iv.getArgNumber()]);
-          if (!lb || !step || *lb % inner != 0 || *step % inner != 0)
+          std::optional<ConstantBounds> bounds = constantBounds(forall);
+          unsigned i = iv.getArgNumber();
+          if (!bounds || bounds->lbs[i] % inner != 0 ||
+              bounds->steps[i] % inner != 0)
             return failure();
           expanded.divided.emplace_back(expanded.offsets.size(), inner);
           expanded.offsets.push_back(iv);
@@ -317,13 +326,27 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   // A folded partial tile's outs: undefined, as a loop's.
   if (auto rest = dyn_cast<tensor::InsertSliceOp>(chain.front())) {
     for (OpOperand &use : llvm::make_early_inc_range(rest.getDest().getUses()))
-      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner())) {
-        rewriter.setInsertionPoint(slice);
-        rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-            slice, slice.getResultType().getShape(),
-            slice.getResultType().getElementType());
-      }
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner()))
+        replaceWithEmpty(rewriter, slice);
   }
+
+  // What a link inserts: its tile (`source`) expanded and transposed, a
+  // reshape where only unit dimensions move, else transposed into its place
+  // in `result` (no copy after).
+  auto transposedTile = [&](Location loc, Value source, const Tile &tile,
+                            Value result, ArrayRef<OpFoldResult> offsets,
+                            ArrayRef<OpFoldResult> sizes,
+                            ArrayRef<OpFoldResult> strides) -> Value {
+    if (expand)
+      source = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, source,
+                                             groups);
+    if (movesOnlyUnitDims(tile.type.getShape(), perm))
+      return squeezeUnitDims(rewriter, loc, source);
+    Value place = tensor::ExtractSliceOp::create(rewriter, loc, result, offsets,
+                                                 sizes, strides);
+    return linalg::TransposeOp::create(rewriter, loc, source, place, perm)
+        ->getResult(0);
+  };
 
   // The loops now make the transposed tensor, first to last.
   rewriter.setInsertionPoint(first);
@@ -350,19 +373,8 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                               strides(perm.size(), rewriter.getIndexAttr(1));
     if (auto rest = dyn_cast<tensor::InsertSliceOp>(link)) {
       rewriter.setInsertionPoint(rest);
-      Value value = rest.getSource();
-      if (expand)
-        value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
-                                              groups);
-      if (movesOnlyUnitDims(tile.type.getShape(), perm)) {
-        value = squeezeUnitDims(rewriter, loc, value);
-      } else {
-        // Transposed into its place in the result (no copy after).
-        Value place = tensor::ExtractSliceOp::create(rewriter, loc, init,
-                                                     offsets, sizes, strides);
-        value = linalg::TransposeOp::create(rewriter, loc, value, place, perm)
-                    ->getResult(0);
-      }
+      Value value = transposedTile(loc, rest.getSource(), tile, init, offsets,
+                                   sizes, strides);
       init = rewriter
                  .replaceOpWithNewOp<tensor::InsertSliceOp>(
                      rest, value, init, offsets, sizes, strides)
@@ -385,10 +397,10 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
       if (use.getOwner() == insert)
         continue;
       auto slice = cast<tensor::ExtractSliceOp>(use.getOwner());
-      rewriter.setInsertionPoint(slice);
       if (reshape && !expand && slice.getMixedOffsets() == tile.offsets &&
           slice.getMixedSizes() == tile.sizes &&
           slice.getResultType() == tile.type) {
+        rewriter.setInsertionPoint(slice);
         RankedTensorType placeType = squeezedType(tile.type);
         Value place = tensor::ExtractSliceOp::create(
             rewriter, loc, placeType, out, offsets, sizes, strides);
@@ -399,24 +411,11 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
         rewriter.replaceOp(slice, place);
         continue;
       }
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getResultType().getShape(),
-          slice.getResultType().getElementType());
+      replaceWithEmpty(rewriter, slice);
     }
     rewriter.setInsertionPoint(forall.getTerminator());
-    Value value = insert.getSource();
-    if (expand)
-      value = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, value,
-                                            groups);
-    if (reshape) {
-      value = squeezeUnitDims(rewriter, loc, value);
-    } else {
-      // Transposed into its place in the result (no copy after).
-      Value place = tensor::ExtractSliceOp::create(rewriter, loc, out, offsets,
-                                                   sizes, strides);
-      value = linalg::TransposeOp::create(rewriter, loc, value, place, perm)
-                  ->getResult(0);
-    }
+    Value value = transposedTile(loc, insert.getSource(), tile, out, offsets,
+                                 sizes, strides);
     rewriter.setInsertionPoint(insert);
     rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(
         insert, value, out, offsets, sizes, strides);
@@ -428,40 +427,49 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   return success();
 }
 
+/// `op` tiled by `sizes` (0: not tiled) with loops of `loopType`.
+static FailureOr<scf::SCFTilingResult>
+tileTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
+              ArrayRef<int64_t> sizes,
+              scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  return scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
+                           options);
+}
+
 /// Where `transpose` (in a tile loop: a tile transposed where it is made)
 /// swaps its input's innermost dimension with another, both multiples of
 /// `width`: loops over width × width blocks, each read as `width` rows of
 /// the input, transposed in registers (vector.transpose) and written as
 /// `width` rows of the output, instead of a scalar loop with gathers.
-/// Returns the blocks' transposes (nothing where it does not apply).
-SmallVector<vector::TransposeOp>
-vectorizeTileTranspose(RewriterBase &rewriter, linalg::TransposeOp transpose,
-                       int64_t width) {
+/// Returns the block's transpose (null where it does not apply).
+vector::TransposeOp vectorizeTileTranspose(RewriterBase &rewriter,
+                                           linalg::TransposeOp transpose,
+                                           int64_t width) {
   auto inType = cast<RankedTensorType>(transpose.getInput().getType());
   ArrayRef<int64_t> perm = transpose.getPermutation();
   int64_t rank = inType.getRank();
   if (!transpose->getParentOfType<scf::ForallOp>() ||
       !inType.hasStaticShape() || rank < 2 || width < 2 ||
       !inType.getElementType().isF32())
-    return {};
+    return nullptr;
   // a: the input dimension that becomes the output's innermost; b: the
   // input's innermost, at output position outB.
   int64_t a = perm[rank - 1], b = rank - 1;
   if (a == b || inType.getDimSize(a) % width != 0 ||
       inType.getDimSize(b) % width != 0)
-    return {};
+    return nullptr;
   int64_t outB = llvm::find(perm, b) - perm.begin();
   SmallVector<int64_t> sizes(rank, 1);
   sizes[rank - 1] = width;
   sizes[outB] = width;
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-  rewriter.setInsertionPoint(transpose);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(transpose.getOperation()), options);
+  FailureOr<scf::SCFTilingResult> tiled = tileTranspose(
+      rewriter, transpose, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return {};
+    return nullptr;
   rewriter.replaceOp(transpose, tiled->replacements);
   auto block = cast<linalg::TransposeOp>(tiled->tiledOps.front());
   Location loc = block.getLoc();
@@ -489,7 +497,7 @@ vectorizeTileTranspose(RewriterBase &rewriter, linalg::TransposeOp transpose,
                       ArrayRef<bool>{true, true})
                       .getResult();
   rewriter.replaceOp(block, written);
-  return {swapped};
+  return swapped;
 }
 
 /// A large transpose left outside the tile loops (a packed key tensor whose
@@ -519,12 +527,8 @@ LogicalResult parallelizeTranspose(RewriterBase &rewriter,
   }
   if (tiles < kMinTiles)
     return failure();
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  FailureOr<scf::SCFTilingResult> tiled = tileTranspose(
+      rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(tiled) || tiled->loops.empty())
     return failure();
   // (Named in `prog --profile`.)

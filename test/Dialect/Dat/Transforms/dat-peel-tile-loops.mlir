@@ -3,6 +3,8 @@
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap | FileCheck %s --check-prefix=OVERLAP
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops=overlap --canonicalize | FileCheck %s --check-prefix=OVERLAPC
 // RUN: dat-opt %s --split-input-file --dat-peel-tile-loops="overlap threads=2" | FileCheck %s --check-prefix=THREADS
+// RUN: not dat-opt %s --split-input-file --dat-peel-tile-loops="overlap threads=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dat-peel-tile-loops: threads must be positive or 0, got -1
 
 // 200 rows in tiles of 64: a loop over the three full tiles, whose size is
 // the constant 64, then one over the last 8 rows, which reads the first

@@ -172,21 +172,23 @@ FailureOr<linalg::GenericOp>
 blockVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
                    unsigned operand, unsigned vectorDim, int64_t panel);
 
-/// Moves `transpose` of a tile loop's result (through an expand_shape that
-/// splits whole-tile dimensions) into the loop: each tile is transposed and
-/// inserted into the transposed result. Fails, changing nothing, where the
-/// loop does not have that form.
+/// Moves `transpose` of a tile loop's result (through expand_shapes that
+/// split a tile's dimensions whole, or a tiled dimension into blocks of the
+/// tile) into the loop, and into a folded partial last tile: each tile is
+/// transposed into its place in the transposed result (made there where
+/// only unit dimensions move). Fails, changing nothing, where the loops do
+/// not have that form.
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose);
 
 /// Where `transpose`, in a tile loop, swaps its input's innermost dimension
 /// with another, both multiples of `width`: loops over width × width blocks,
 /// each read as rows, transposed in registers (vector.transpose) and written
-/// as rows. Returns the blocks' vector transposes (none where it does not
+/// as rows. Returns the block's vector transpose (null where it does not
 /// apply, nothing changed).
-SmallVector<vector::TransposeOp>
-vectorizeTileTranspose(RewriterBase &rewriter, linalg::TransposeOp transpose,
-                       int64_t width);
+vector::TransposeOp vectorizeTileTranspose(RewriterBase &rewriter,
+                                           linalg::TransposeOp transpose,
+                                           int64_t width);
 
 /// Makes a large transpose left outside the tile loops (not a weight's
 /// packing) a tile loop over its outermost dimensions that are not 1, so
