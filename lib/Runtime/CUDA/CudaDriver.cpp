@@ -92,7 +92,7 @@ static Driver load() {
   resolve(lib, d.cuMemcpy, "cuMemcpy");
   resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync");
   resolve(lib, d.cuMemsetD32Async, "cuMemsetD32Async");
-  resolve(lib, d.cuPointerGetAttribute, "cuPointerGetAttribute");
+  resolve(lib, d.cuPointerGetAttributes, "cuPointerGetAttributes");
   resolve(lib, d.cuGetErrorName, "cuGetErrorName");
   resolve(lib, d.cuGetErrorString, "cuGetErrorString");
   return d;

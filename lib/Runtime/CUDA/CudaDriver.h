@@ -48,7 +48,7 @@ struct Driver {
   CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, Handle);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, Handle);
-  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 };

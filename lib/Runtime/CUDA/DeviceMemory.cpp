@@ -30,16 +30,20 @@ using cuda::CUdeviceptr;
 /// What the driver says of `p`: nothing where it is plain host memory;
 /// else whether it is managed memory.
 static std::optional<bool> driverMemory(const void *p) {
-  unsigned managed = 0;
-  const int kIsManaged = 8; // CU_POINTER_ATTRIBUTE_IS_MANAGED
-  cuda::CUresult r = cuda::driver().cuPointerGetAttribute(
-      &managed, kIsManaged, reinterpret_cast<CUdeviceptr>(p));
-  // Only CUDA_ERROR_INVALID_VALUE means "not the driver's" (plain host
-  // memory); any other error (a sticky one from an earlier kernel) stops
-  // the program rather than let a device pointer pass for a host one.
-  if (r == 1 /*CUDA_ERROR_INVALID_VALUE*/)
+  // The plural query: for memory that is not the driver's it succeeds with
+  // memory type 0, where the singular one fails with
+  // CUDA_ERROR_INVALID_VALUE — an API error compute-sanitizer reports on
+  // every host argument. Any error (a sticky one from an earlier kernel)
+  // stops the program rather than let a device pointer pass for a host one.
+  unsigned memoryType = 0, managed = 0;
+  int attributes[] = {2 /*CU_POINTER_ATTRIBUTE_MEMORY_TYPE*/,
+                      8 /*CU_POINTER_ATTRIBUTE_IS_MANAGED*/};
+  void *data[] = {&memoryType, &managed};
+  cuda::CUresult r = cuda::driver().cuPointerGetAttributes(
+      2, attributes, data, reinterpret_cast<CUdeviceptr>(p));
+  cuda::check(r, "cuPointerGetAttributes", "classifying a buffer");
+  if (memoryType == 0)
     return std::nullopt;
-  cuda::check(r, "cuPointerGetAttribute", "classifying a buffer");
   return managed != 0;
 }
 

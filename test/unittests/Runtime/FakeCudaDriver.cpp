@@ -138,13 +138,23 @@ int cuMemsetD32Async(uint64_t dst, unsigned value, size_t count, void *s) {
     words[i] = value;
   return 0;
 }
-int cuPointerGetAttribute(void *data, int attribute, uint64_t p) {
+// Like the driver: memory that is not its own gets the attributes' null
+// values (memory type 0) and success.
+int cuPointerGetAttributes(unsigned n, int *attributes, void **data,
+                           uint64_t p) {
   if (pointerError)
     return pointerError;
   auto it = blocks().find(p);
-  if (it == blocks().end() || attribute != 8 /*IS_MANAGED*/)
-    return 1; // CUDA_ERROR_INVALID_VALUE: not the driver's memory
-  *static_cast<unsigned *>(data) = it->second.managed;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned value = 0;
+    if (it != blocks().end() && attributes[i] == 2 /*MEMORY_TYPE*/)
+      value = it->second.managed ? 4 /*UNIFIED*/ : 2 /*DEVICE*/;
+    else if (it != blocks().end() && attributes[i] == 8 /*IS_MANAGED*/)
+      value = it->second.managed;
+    else if (it != blocks().end())
+      return 1; // CUDA_ERROR_INVALID_VALUE: an attribute the fake lacks
+    *static_cast<unsigned *>(data[i]) = value;
+  }
   return 0;
 }
 int cuGetErrorName(int e, const char **name) {

@@ -166,7 +166,7 @@ TEST(DeviceMemory, DeviceResultsAreReadThroughACopy) {
   mgpuMemFree(m, nullptr);
 }
 
-TEST(DeviceMemory, OnlyInvalidValueMeansHostMemory) {
+TEST(DeviceMemory, DriverErrorsAreNeverHostMemory) {
   // After a sticky error every driver call fails: a buffer must not then be
   // classified as host memory.
   float host[4] = {};
@@ -176,10 +176,10 @@ TEST(DeviceMemory, OnlyInvalidValueMeansHostMemory) {
         fake_cuda_set_pointer_error(700);
         datrt::visibleToProgram(host, sizeof(host), copies, host, false);
       },
-      "cuPointerGetAttribute \\(classifying a buffer\\): "
+      "cuPointerGetAttributes \\(classifying a buffer\\): "
       "CUDA_ERROR_ILLEGAL_ADDRESS");
-  // Plain host memory (the driver answers CUDA_ERROR_INVALID_VALUE) is
-  // copied into memory the kernels can read.
+  // Plain host memory (the driver answers memory type 0) is copied into memory
+  // the kernels can read.
   const void *visible =
       datrt::visibleToProgram(host, sizeof(host), copies, host, false);
   EXPECT_NE(visible, static_cast<const void *>(host));
