@@ -111,12 +111,10 @@ SmallVector<Value, 2> boundsOf(OpBuilder &b, Location loc,
 }
 
 /// Where the tile element (row, column) of `op` is, given its `bounds`
-/// (boundsOf). With `clamp`, indices past the memref's end are pulled back
-/// to its last element (a read may then load there and discard the value).
+/// (boundsOf), and whether it lies inside them.
 ElementAccess elementAccess(OpBuilder &b, Location loc,
                             VectorTransferOpInterface op, ValueRange indices,
-                            ArrayRef<Value> bounds, Value row, Value column,
-                            bool clamp) {
+                            ArrayRef<Value> bounds, Value row, Value column) {
   ElementAccess access{SmallVector<Value>(indices.begin(), indices.end()), {}};
   Value offsets[] = {row, column};
   for (auto [i, result] :
@@ -133,11 +131,6 @@ ElementAccess elementAccess(OpBuilder &b, Location loc,
     access.valid = access.valid
                        ? arith::AndIOp::create(b, loc, access.valid, inside)
                        : inside;
-    if (clamp) {
-      Value last = arith::SubIOp::create(
-          b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
-      at = arith::MinUIOp::create(b, loc, at, last);
-    }
   }
   return access;
 }
@@ -164,15 +157,28 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
         boundsOf(rewriter, loc, op, adaptor.getBase());
     SmallVector<Value> elements;
     for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
-      ElementAccess access =
-          elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds, row,
-                        column, /*clamp=*/true);
-      Value element = memref::LoadOp::create(rewriter, loc, adaptor.getBase(),
-                                             access.indices);
-      if (access.valid)
-        element = arith::SelectOp::create(rewriter, loc, access.valid, element,
-                                          adaptor.getPadding());
-      elements.push_back(element);
+      ElementAccess access = elementAccess(
+          rewriter, loc, op, adaptor.getIndices(), bounds, row, column);
+      if (!access.valid) {
+        elements.push_back(memref::LoadOp::create(
+            rewriter, loc, adaptor.getBase(), access.indices));
+        continue;
+      }
+      // Past the end, the padding, and no load: a load at a clamped index
+      // would read an element another lane of the warp writes (the
+      // accumulators), which compute-sanitizer's racecheck reports.
+      auto inside = scf::IfOp::create(
+          rewriter, loc, adaptor.getPadding().getType(), access.valid,
+          /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(inside.thenBlock());
+      scf::YieldOp::create(rewriter, loc,
+                           memref::LoadOp::create(
+                               rewriter, loc, adaptor.getBase(), access.indices)
+                               .getResult());
+      rewriter.setInsertionPointToStart(inside.elseBlock());
+      scf::YieldOp::create(rewriter, loc, adaptor.getPadding());
+      elements.push_back(inside.getResult(0));
     }
     Type fragment = getTypeConverter()->convertType(op.getVectorType());
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
@@ -198,7 +204,7 @@ struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
           rewriter, loc, adaptor.getValueToStore(), static_cast<int64_t>(e));
       ElementAccess access =
           elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds,
-                        coordinate.first, coordinate.second, /*clamp=*/false);
+                        coordinate.first, coordinate.second);
       OpBuilder::InsertionGuard guard(rewriter);
       if (access.valid) {
         auto inside = scf::IfOp::create(rewriter, loc, access.valid,

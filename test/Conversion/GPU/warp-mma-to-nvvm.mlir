@@ -53,24 +53,27 @@ gpu.module @m {
 
 // Partial tiles and other layouts: an f32 A (probabilities) is rounded to
 // bf16 on the lane's fragment; a B stored k-major (values, [keys, dim]) is
-// read through its permutation; a dim out of bounds loads at a clamped
-// index and selects the padding past the end, and stores only inside.
+// read through its permutation; a dim out of bounds loads only inside
+// (the padding past the end: no lane reads an element another one writes)
+// and stores only inside.
 
 // CHECK-LABEL: gpu.func @partial
 // CHECK: %[[LANE:.+]] = gpu.lane_id
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c4
-// The A fragment's first element: row g of ?, clamped, masked.
+// The A fragment's first element: row g of ?, loaded only inside.
 // CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0 : memref<?x16xf32>
 // CHECK: %[[INSIDE:.+]] = arith.cmpi ult, %[[G]], %[[ROWS]]
-// CHECK: %[[LAST:.+]] = arith.subi %[[ROWS]], %c1
-// CHECK: %[[AT:.+]] = arith.minui %[[G]], %[[LAST]]
-// CHECK: %[[LOAD:.+]] = memref.load %{{.+}}[%[[AT]], %{{.+}}] : memref<?x16xf32>
-// CHECK: arith.select %[[INSIDE]], %[[LOAD]], %{{.+}} : f32
+// CHECK: scf.if %[[INSIDE]] -> (f32) {
+// CHECK-NEXT: %[[LOAD:.+]] = memref.load %{{.+}}[%[[G]], %{{.+}}] : memref<?x16xf32>
+// CHECK-NEXT: scf.yield %[[LOAD]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %{{.+}} : f32
 // CHECK: %[[AFRAG:.+]] = vector.from_elements %{{.+}} : vector<8xf32>
 // CHECK: %[[AB:.+]] = arith.truncf %[[AFRAG]] : vector<8xf32> to vector<8xbf16>
 // B: element (n = g, k = 2t) of a k-major buffer is [k][n].
 // CHECK: memref.load %{{.+}}[%{{.+}}, %[[G]]] : memref<16x8xbf16>
 // CHECK: vector.bitcast %[[AB]] : vector<8xbf16> to vector<4xi32>
+// CHECK-NOT: arith.minui
 // CHECK: nvvm.mma.sync
 // CHECK: scf.if %{{.+}} {
 // CHECK-NEXT: memref.store %{{.+}} : memref<?x8xf32>
