@@ -33,6 +33,25 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
   ];
 }
 
+def DatGPUWrapSerialOps : Pass<"dat-gpu-wrap-serial-ops"> {
+  let summary = "Give linalg ops without a parallel dim a one-iteration scf.parallel";
+  let description = [{
+    A linalg op (on buffers, outside kernels and parallel loops) whose
+    iteration space has no parallel dimension — a fill of a rank-0 buffer,
+    a reduction to a scalar (the tree depth of APE's TreeAlgebraic) —
+    lowers to a store or an scf.for nest, no scf.parallel, which
+    dat-gpu-map-parallel-loops would leave on the host, touching device
+    buffers (dat-gpu-check-host-access then rejects the program). Wrapped
+    in an scf.parallel of one iteration, it becomes a kernel of one thread,
+    like every other linalg op of the program. Run before
+    convert-linalg-to-parallel-loops.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
   let summary = "One GPU block per flash tile: each tile loop becomes one kernel";
   let description = [{

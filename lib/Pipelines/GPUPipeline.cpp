@@ -64,6 +64,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());
+  // Scalar fills and full reductions become kernels too (of one thread).
+  pm.addNestedPass<func::FuncOp>(createDatGPUWrapSerialOps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Kernels before canonicalization, which would fold a nest of one
   // iteration (a 1×1 fill, one token's layer-norm statistics) into host

@@ -34,6 +34,10 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 scf::ParallelOp loop,
                                                 int64_t blockSize);
 
+/// Moves `op` into a new scf.parallel of one iteration where it is, which
+/// dat-gpu-map-parallel-loops maps to a kernel of one thread.
+void wrapInOneIterationLoop(RewriterBase &rewriter, Operation *op);
+
 /// Rewrites host-side allocations of buffers a kernel may touch into device
 /// memory (see dat-gpu-device-allocations).
 void populateDeviceAllocationPatterns(RewritePatternSet &patterns);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -24,6 +25,7 @@
 namespace mlir::dat {
 
 #define GEN_PASS_DEF_DATGPUMAPPARALLELLOOPS
+#define GEN_PASS_DEF_DATGPUWRAPSERIALOPS
 #include "dat/Conversion/Passes.h.inc"
 
 static gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx,
@@ -77,7 +79,32 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
   return success();
 }
 
+void wrapInOneIterationLoop(RewriterBase &rewriter, Operation *op) {
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                      ValueRange{one}, ValueRange{one});
+  rewriter.moveOpBefore(op, loop.getBody()->getTerminator());
+}
+
 namespace {
+struct GPUWrapSerialOpsPass final
+    : impl::DatGPUWrapSerialOpsBase<GPUWrapSerialOpsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> serial;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumParallelLoops() == 0 &&
+          isOnHost(op) && !op->getParentOfType<scf::ParallelOp>())
+        serial.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : serial)
+      wrapInOneIterationLoop(rewriter, op);
+  }
+};
+
 struct GPUMapParallelLoopsPass final
     : impl::DatGPUMapParallelLoopsBase<GPUMapParallelLoopsPass> {
   using Base::Base;
