@@ -53,6 +53,9 @@ PEAK_BF16 = 790e12  # H200 dense bf16 tensor cores, measured
 # eager, both fp32. bf16: dat (bf16 storage, fp32 arithmetic) against eager
 # run in fp32 on the same bf16-valued weights and inputs; bf16 rounding of
 # every stored activation costs ~2^-8 per layer.
+# A program that hangs (a GPU kernel that never ends) fails its entry
+# instead of the whole run.
+PROGRAM_TIMEOUT_S = int(os.environ.get("DAT_BENCH_TIMEOUT", "120"))
 NUMERICS_LIMIT = {"fp32": 1e-3, "bf16": 2.0 ** -5}
 TORCH_DTYPE = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -151,7 +154,8 @@ def time_program(prog, inputs, repeat, runs=3):
     plus its arguments' device copies (weights and inputs, which a
     baseline's max_memory_allocated counts too)."""
     probe = subprocess.run([prog, "--input", inputs, "--repeat", "1",
-                            "--json"], capture_output=True, text=True)
+                            "--json"], capture_output=True, text=True,
+                           timeout=PROGRAM_TIMEOUT_S)
     if probe.returncode == 0:
         report = json.loads(next(line for line in probe.stdout.splitlines()
                                  if line.startswith('{"runs"')))
@@ -159,7 +163,8 @@ def time_program(prog, inputs, repeat, runs=3):
     times, peak = [], 0
     for _ in range(runs):
         r = subprocess.run([prog, "--input", inputs, "--repeat", str(repeat),
-                            "--json"], capture_output=True, text=True)
+                            "--json"], capture_output=True, text=True,
+                           timeout=PROGRAM_TIMEOUT_S)
         if r.returncode != 0:
             raise RuntimeError(r.stderr.strip() or r.stdout.strip())
         report = json.loads(next(line for line in r.stdout.splitlines()
@@ -251,8 +256,12 @@ def run_entry(d, device, repeat):
               "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
 
     out_path = os.path.join(d, "output.safetensors")
-    r = subprocess.run([prog, "--input", inputs_path, "--output", out_path],
-                       capture_output=True, text=True)
+    try:
+        r = subprocess.run([prog, "--input", inputs_path, "--output", out_path],
+                           capture_output=True, text=True, timeout=PROGRAM_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        result["error"] = "no result after %d s" % PROGRAM_TIMEOUT_S
+        return result
     if r.returncode != 0:
         result["error"] = r.stderr.strip()
         return result
@@ -371,7 +380,7 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
 def variant(r):
     """The dtype cell: "bf16", or "bf16 cuBLAS" with the library GEMM."""
     library = "OpenBLAS" if r.get("device") == "cpu" else "cuBLAS"
-    return r["dtype"] + (" " + library if r.get("gemm") == "library" else "")
+    return r.get("dtype", "?") + (" " + library if r.get("gemm") == "library" else "")
 
 
 def table(results):
@@ -409,6 +418,14 @@ def table(results):
             "%.1f / %s" % (r["dat_peak_bytes"] / 2**20,
                            "%.1f" % (peak / 2**20) if peak else "—"), err))
     return "\n".join(rows)
+
+
+def write_results(path, machine, results):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump({"date": datetime.datetime.now().isoformat(), "machine": machine,
+                   "results": results}, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 def main():
@@ -457,11 +474,13 @@ def main():
         if not os.path.isfile(os.path.join(d, "entry.json")) or (only and name not in only):
             continue
         print("running %s" % name, file=sys.stderr, flush=True)
-        results.append(run_entry(d, device, repeat))
-    os.makedirs(os.path.dirname(os.path.abspath(results_path)), exist_ok=True)
-    with open(results_path, "w") as f:
-        json.dump({"date": datetime.datetime.now().isoformat(), "machine": machine,
-                   "results": results}, f, indent=1)
+        try:
+            results.append(run_entry(d, device, repeat))
+        except Exception as e:  # a timed-out timing run, a crashed baseline
+            results.append({"id": name, "error": "%s: %s" % (type(e).__name__,
+                                                             str(e)[:300])})
+        # After every entry: a run cut short keeps what it measured.
+        write_results(results_path, machine, results)
     if device == "cpu":
         peaks = [r["fma_peak_gflops"] for r in results if "fma_peak_gflops" in r]
         span = (" (again next to each entry: %.1f to %.1f; each entry's share is of its own)"

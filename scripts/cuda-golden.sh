@@ -20,7 +20,8 @@
 # is set, else DIR/cuda-golden.log); stdout gets which cuBLAS it uses, one
 # line per failure and, last, the summary line
 # "N of M golden programs pass on the GPU (and repeat bitwise)".
-# Each run of a program is killed after DAT_GOLDEN_TIMEOUT seconds (60).
+# Each run of a program is killed after DAT_GOLDEN_TIMEOUT seconds (60);
+# DAT_GOLDEN_JOBS cases run at once (default the cores, at most 8).
 # cuBLAS (for the .gemm programs): $DAT_CUBLAS, else libcublas.so.13 on the
 # loader's path, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64, or in a pip
 # nvidia-cublas package (PYTHONPATH, e.g. wheels carried as the device
@@ -89,6 +90,7 @@ build)
     echo "cuda-golden: no golden cases under $golden" >&2
     exit 2
   fi
+  build_failed=0
   for case_dir in "${cases[@]}"; do
     name="$(basename "$case_dir")"
     # fp32 and bf16, each with generated projections and with cuBLAS's.
@@ -105,22 +107,38 @@ build)
           "$case_dir/io.safetensors" "$out/input.safetensors"
         ;;
       esac
+      rm -f "$out/program" "$out/compile-error"
+      # A case that does not compile is recorded (run counts it as a
+      # failure) and the others are still built.
       # shellcheck disable=SC2086 # flags are words
-      "$root/build/bin/datc" compile "$case_dir/config.json" \
-        --weights "$case_dir/model.safetensors" --target cuda $flags \
-        -o "$out/program"
+      if ! "$root/build/bin/datc" compile "$case_dir/config.json" \
+          --weights "$case_dir/model.safetensors" --target cuda $flags \
+          -o "$out/program" 2> "$out/compile-error"; then
+        echo "cuda-golden: $name$suffix does not compile:" >&2
+        head -n 3 "$out/compile-error" >&2
+        build_failed=$((build_failed + 1))
+      else
+        rm -f "$out/compile-error"
+      fi
     done
     echo "built $name (fp32, bf16; generated and cuBLAS projections)"
   done
+  if [ "$build_failed" -gt 0 ]; then
+    echo "cuda-golden: $build_failed programs did not compile" >&2
+    exit 1
+  fi
   ;;
 run)
   compare="$here/compare_golden.py"
   [ -f "$compare" ] || compare="$root/scripts/compare_golden.py"
   timeout_s="${DAT_GOLDEN_TIMEOUT:-60}"
   log="${OUT:-$dir}/cuda-golden.log"
+  mkdir -p "$(dirname "$log")"
   programs=()
   for case_dir in "$dir"/*/; do
-    [ -x "$case_dir/program" ] && programs+=("${case_dir%/}")
+    if [ -x "$case_dir/program" ] || [ -f "$case_dir/compile-error" ]; then
+      programs+=("${case_dir%/}")
+    fi
   done
   if [ ${#programs[@]} -eq 0 ]; then
     echo "cuda-golden: no golden programs under $dir (scripts/cuda-golden.sh build DIR makes them)" >&2
@@ -134,24 +152,26 @@ run)
     export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     echo "cuBLAS: $lib, from ${cublas##* (}" | tr -d ')'
   fi
-  failed=0 total=0 skipped=0
-  # One line per failure on stdout, the details in the log.
-  fail() {
-    echo "FAIL $1 ($2)" | tee -a "$log"
-    failed=$((failed + 1))
-  }
+  jobs="${DAT_GOLDEN_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+  [ "$jobs" -gt 8 ] && jobs=8
   run_program() { # case_dir input output
-    timeout -k 5 "$timeout_s" "$1/program" --input "$2" --output "$3" >> "$log" 2>&1
+    timeout -k 5 "$timeout_s" "$1/program" --input "$2" --output "$3"
   }
-  for case_dir in "${programs[@]}"; do
+  # One case: its two runs and the comparison, its log in CASE/check.log,
+  # its verdict in CASE/verdict ("PASS", "SKIP" or "FAIL why").
+  check_case() {
+    local case_dir="$1" name input precision=() rc report
     name="$(basename "$case_dir")"
-    total=$((total + 1))
-    echo "== $name" >> "$log"
-    if [ -z "$cublas" ] && [[ "$name" == *gemm ]]; then
-      skipped=$((skipped + 1))
-      continue
+    if [ -f "$case_dir/compile-error" ]; then
+      echo "FAIL did not compile: $(grep -m1 error "$case_dir/compile-error" | cut -c1-160)" \
+        > "$case_dir/verdict"
+      return
     fi
-    input="$case_dir/io.safetensors" precision=()
+    if [ -z "$cublas" ] && [[ "$name" == *gemm ]]; then
+      echo SKIP > "$case_dir/verdict"
+      return
+    fi
+    input="$case_dir/io.safetensors"
     if [ -f "$case_dir/precision" ]; then
       input="$case_dir/input.safetensors"
       precision=(--precision "$(cat "$case_dir/precision")")
@@ -159,32 +179,56 @@ run)
     rm -f "$case_dir/result.safetensors" "$case_dir/again.safetensors"
     run_program "$case_dir" "$input" "$case_dir/result.safetensors"
     rc=$?
-    if [ $rc -ne 0 ]; then
-      if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        fail "$name" "no result after ${timeout_s} s"
-      else
-        fail "$name" "the program failed with exit $rc: $(tail -n 1 "$log" | cut -c1-160)"
-      fi
-      continue
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      echo "FAIL no result after ${timeout_s} s" > "$case_dir/verdict"
+      return
+    elif [ $rc -ne 0 ]; then
+      echo "FAIL the program failed with exit $rc: $(tail -n 1 "$case_dir/check.log" | cut -c1-160)" \
+        > "$case_dir/verdict"
+      return
     fi
     report=$(python3 "$compare" "${precision[@]}" "$case_dir/config.json" \
       "$case_dir/io.safetensors" "$case_dir/result.safetensors" 2>&1)
     rc=$?
-    echo "$report" >> "$log"
+    echo "$report"
     if [ $rc -ne 0 ]; then
-      fail "$name" "$(echo "$report" | grep -m1 '^  ' | sed 's/^ *//' | cut -c1-160)"
-      continue
+      echo "FAIL $(echo "$report" | grep -m1 '^  ' | sed 's/^ *//' | cut -c1-160)" \
+        > "$case_dir/verdict"
+      return
     fi
     # Determinism: a second run must give the same bytes.
     run_program "$case_dir" "$input" "$case_dir/again.safetensors"
     rc=$?
     if [ $rc -ne 0 ]; then
-      fail "$name" "the second run failed with exit $rc"
+      echo "FAIL the second run failed with exit $rc" > "$case_dir/verdict"
     elif ! cmp -s "$case_dir/result.safetensors" "$case_dir/again.safetensors"; then
-      fail "$name" "a second run gave different outputs"
+      echo "FAIL a second run gave different outputs" > "$case_dir/verdict"
     else
-      echo "PASS $name" >> "$log"
+      echo PASS > "$case_dir/verdict"
     fi
+  }
+  # Cases run side by side (DAT_GOLDEN_JOBS, default the cores, at most 8):
+  # most of each run is the CUDA context's start.
+  for case_dir in "${programs[@]}"; do
+    rm -f "$case_dir/verdict"
+    check_case "$case_dir" > "$case_dir/check.log" 2>&1 &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  done
+  wait
+  failed=0 total=0 skipped=0
+  for case_dir in "${programs[@]}"; do
+    name="$(basename "$case_dir")"
+    total=$((total + 1))
+    { echo "== $name"; cat "$case_dir/check.log"; } >> "$log"
+    verdict="$(cat "$case_dir/verdict" 2>/dev/null || echo "FAIL no verdict")"
+    case "$verdict" in
+    PASS) echo "PASS $name" >> "$log" ;;
+    SKIP) skipped=$((skipped + 1)) ;;
+    *)
+      echo "FAIL $name (${verdict#FAIL })" | tee -a "$log"
+      failed=$((failed + 1))
+      ;;
+    esac
   done
   if [ $skipped -gt 0 ]; then
     echo "SKIPPED $skipped cuBLAS programs (.gemm): libcublas.so.13 not found (set DAT_CUBLAS, or carry the nvidia-cublas wheel)"

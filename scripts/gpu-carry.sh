@@ -8,7 +8,8 @@
 #                                          build/bench; default
 #                                          build/gpu-carry.tar.xz
 #   scripts/gpu-carry.sh unpack [ARCHIVE]  there, in the checkout: restores
-#                                          build/cuda-golden and build/bench
+#                                          build/cuda-golden, build/bench
+#                                          and build/gpu-session
 #
 # The programs embed their cubins and are highly compressible (xz -9).
 set -euo pipefail
@@ -20,7 +21,7 @@ limit=$((64 * 1024 * 1024))
 case "$mode" in
 pack)
   dirs=()
-  for d in build/cuda-golden build/bench; do
+  for d in build/cuda-golden build/bench build/gpu-session; do
     [ -d "$root/$d" ] && dirs+=("$d")
   done
   if [ ${#dirs[@]} -eq 0 ]; then

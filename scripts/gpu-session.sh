@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# A device session's checks (issue "GPU first light") as one command on
+# each side, within a time budget:
+#
+#   scripts/gpu-session.sh prepare [ENTRIES]  here: builds the golden
+#       programs (scripts/cuda-golden.sh build), the sanitizer programs (a
+#       whole DAT LM, fp32 and bf16, run with --generate), the benchmark
+#       entries ENTRIES (suite directory names, comma-separated; default
+#       $DAT_SESSION_BENCH or a few of each op family) and packs them
+#       (scripts/gpu-carry.sh pack) into build/gpu-carry.tar.xz
+#   scripts/gpu-session.sh run [SECONDS]      there, in the checkout, with
+#       build/gpu-carry.tar.xz carried: unpacks; records the machine; runs
+#       every golden program twice (correctness, bitwise determinism);
+#       compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+#       over one program of each op family; then the benchmark entries in
+#       the time left of SECONDS (default 420). Everything goes to $OUT:
+#       session.log (the summary, also on stdout), env.txt,
+#       cuda-golden.log, sanitize.log, bench.json (written after every
+#       entry), bench.md.
+#
+# Phases are cut at their budgets (DAT_SESSION_GOLDEN_S, default 150;
+# DAT_SESSION_SANITIZE_S, default 120) so one hang costs one phase, not the
+# session. Exit status: 0 only if every golden program and every sanitizer
+# run passed.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mode="${1:-}"
+default_bench="M1-dat-lm.bf16,K1-attn-d64-n4096.bf16,K2-ra-identity-n1024.bf16"
+default_bench+=",K3-hyla-n2048.bf16,K4-ape-seq-n4096.bf16"
+default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d64-n4096.fp32"
+# One program of each op family, fp32 and bf16 (the tile kernels differ).
+sanitize_programs=(
+  cuda-golden/attention_rope_causal_gqa cuda-golden/attention_rope_causal_gqa.bf16
+  cuda-golden/ra_relpos_symbols cuda-golden/ra_relpos_symbols.bf16
+  cuda-golden/hyla_softmax_default.bf16 cuda-golden/ape_sequential_selfmha.bf16
+  gpu-session/tiny-dat-lm gpu-session/tiny-dat-lm.bf16
+)
+
+case "$mode" in
+prepare)
+  set -e
+  bench="${2:-${DAT_SESSION_BENCH:-$default_bench}}"
+  # DAT_SESSION_REUSE_GOLDEN=1: build/cuda-golden is already built.
+  [ -n "${DAT_SESSION_REUSE_GOLDEN:-}" ] || "$root/scripts/cuda-golden.sh" build
+  mkdir -p "$root/build/gpu-session"
+  for p in "" ".bf16"; do
+    out="$root/build/gpu-session/tiny-dat-lm$p"
+    mkdir -p "$out"
+    "$root/build/bin/datc" compile "$root/examples/tiny-dat-lm.json" --random-weights 0 \
+      --target cuda ${p:+--precision bf16} -o "$out/program"
+    cp "$root/examples/tiny-dat-lm.tokens.safetensors" "$out/io.safetensors"
+  done
+  rm -rf "$root/build/bench"
+  ids=$(echo "$bench" | tr ',' '\n' | sed 's/\.[a-z0-9-]*$//' | sort -u | paste -sd,)
+  python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids"
+  # Keep only the named variants.
+  for d in "$root"/build/bench/*/; do
+    name="$(basename "$d")"
+    [[ ",$bench," == *",$name,"* ]] || rm -rf "$d"
+  done
+  echo "$bench" > "$root/build/bench/.session-entries"
+  "$root/scripts/gpu-carry.sh" pack
+  ;;
+run)
+  budget="${2:-420}"
+  start=$(date +%s)
+  out="${OUT:-$root/build/gpu-session-out}"
+  mkdir -p "$out"
+  summary="$out/session.log"
+  : > "$summary"
+  say() { echo "$*" | tee -a "$summary"; }
+  elapsed() { echo $(($(date +%s) - start)); }
+  "$root/scripts/gpu-carry.sh" unpack > /dev/null || { say "unpack failed"; exit 2; }
+  {
+    nvidia-smi
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+    uname -r
+    python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+    command -v compute-sanitizer ncu nvcc
+  } > "$out/env.txt" 2>&1
+  say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+  failed=0
+
+  # 1. Correctness and determinism.
+  DAT_GOLDEN_TIMEOUT=${DAT_GOLDEN_TIMEOUT:-30} OUT="$out" timeout -k 5 \
+    "${DAT_SESSION_GOLDEN_S:-150}" "$root/build/cuda-golden/cuda-golden.sh" run \
+    "$root/build/cuda-golden" 2>&1 | tee -a "$summary"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || failed=1
+  [ "$rc" -eq 124 ] && say "golden: cut at ${DAT_SESSION_GOLDEN_S:-150} s"
+  say "golden phase done at $(elapsed) s (exit $rc)"
+
+  # 2. The sanitizers, side by side, each run cut at 100 s.
+  sanitizer="$(command -v compute-sanitizer ||
+    ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer \
+      /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)"
+  say "compute-sanitizer: ${sanitizer:-not found}"
+  slog="$out/sanitize.log"
+  : > "$slog"
+  sanitize_one() { # program-dir tool
+    local d="$root/build/$1" extra=() args=(--input "$root/build/$1/io.safetensors")
+    [ "$2" = memcheck ] && extra=(--leak-check full)
+    [ "$2" = racecheck ] && extra=(--racecheck-report all)
+    if [ -f "$d/precision" ]; then args=(--input "$d/input.safetensors"); fi
+    [[ "$1" == *tiny-dat-lm* ]] && args+=(--generate 4)
+    timeout -k 5 100 "$sanitizer" --tool "$2" --error-exitcode 99 "${extra[@]}" \
+      "$d/program" "${args[@]}" > "$d.$2.log" 2>&1
+    echo "$?" > "$d.$2.rc"
+  }
+  # No verdict left from an earlier run (a cut phase must not read one).
+  for p in "${sanitize_programs[@]}"; do
+    rm -f "$root/build/$p".*.rc "$root/build/$p".*.log
+  done
+  sstart=$(date +%s)
+  for p in "${sanitize_programs[@]}"; do
+    for tool in memcheck racecheck synccheck initcheck; do
+      sanitize_one "$p" "$tool" &
+      while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
+      if [ $(($(date +%s) - sstart)) -gt "${DAT_SESSION_SANITIZE_S:-120}" ]; then
+        break 2
+      fi
+    done
+  done
+  wait
+  for p in "${sanitize_programs[@]}"; do
+    for tool in memcheck racecheck synccheck initcheck; do
+      f="$root/build/$p.$tool"
+      if [ ! -f "$f.rc" ]; then
+        say "sanitize $tool $p: not run (phase budget)"
+        failed=1
+        continue
+      fi
+      rc=$(cat "$f.rc")
+      { echo "== $tool $p (exit $rc)"; cat "$f.log"; } >> "$slog"
+      summary_line=$(grep -m1 "ERROR SUMMARY\|LEAK SUMMARY\|RACECHECK SUMMARY" "$f.log")
+      if [ "$rc" -eq 0 ]; then
+        say "sanitize $tool $p: clean ($summary_line)"
+      else
+        say "sanitize $tool $p: exit $rc ($summary_line) $(grep -m1 '=========.*\(Invalid\|Error\|error\|Race\|Uninitialized\)' "$f.log" | cut -c1-200)"
+        failed=1
+      fi
+    done
+  done
+  say "sanitizer phase done at $(elapsed) s"
+
+  # 3. Speed, in what is left.
+  left=$((budget - $(elapsed) - 15))
+  if [ -d "$root/build/bench" ] && [ "$left" -gt 30 ]; then
+    PYTHONUNBUFFERED=1 timeout -k 5 "$left" python3 "$root/bench/run.py" "$root/build/bench" \
+      --results "$out/bench.json" > "$out/bench.md" 2> "$out/bench.err"
+    rc=$?
+    [ "$rc" -eq 124 ] && say "bench: cut at $left s"
+    tail -n 5 "$out/bench.err" >> "$summary"
+    cat "$out/bench.md" >> "$summary"
+    if [ ! -s "$out/bench.md" ] && [ -f "$out/bench.json" ]; then
+      # Cut short: the table from what was measured.
+      python3 -c 'import json, sys; sys.path.insert(0, sys.argv[2]); import run
+print(run.table(json.load(open(sys.argv[1]))["results"]))' "$out/bench.json" "$root/bench" \
+        | tee -a "$summary"
+    fi
+  fi
+  say "session done at $(elapsed) s; failed=$failed"
+  exit "$failed"
+  ;;
+*)
+  echo "usage: $0 prepare [ENTRIES] | run [SECONDS]" >&2
+  exit 2
+  ;;
+esac
