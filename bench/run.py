@@ -5,6 +5,8 @@ PyTorch baselines in the same process run (../shared/guide/benchmarks.md).
 usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
               [--results FILE.json]
 
+--only runs the named entries (directory names) in the order given.
+
 For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
 N(0, 0.02²); RoPE tables computed) and seeded random inputs; times the program (`prog --repeat`,
@@ -12,14 +14,20 @@ median of several runs, each at least 300 ms long); times the baselines from dat
 torch.compile, F.scaled_dot_product_attention and FlexAttention (compiled,
 torch >= 2.5) for standard attention, and JAX `jit` of dat_jax.py for HYLA —
 with CUDA events (median of several measurements after warm-up) on the same
-weights and inputs, in the program's dtype (bf16 programs: the baselines'
+weights and inputs (measured once for an entry's generated and cuBLAS
+variants, which share them; the second's result names the first in
+"baselines_measured_with"), in the program's dtype (bf16 programs: the baselines'
 weights and inputs are the same bf16 values); compares the program's output
 with the baseline's (fp32: eager's, a relative error above 1e-3 fails the
 run; bf16: both against eager in fp32 on the same bf16-valued weights and
 inputs, and dat's error above 2^-5 fails the run — the run is also a check
 of the GPU code); records the program's peak memory (what its model allocated, plus the device
-copies of its weights and inputs) and the baseline's. Writes the results as
-JSON and prints a Markdown table for BENCHMARKS.md.
+copies of its weights and inputs) and the baseline's; on the GPU, the
+program's own per-kernel profile of one call (`prog --profile`,
+"dat_profile"). Writes the results as JSON after every entry (a run cut
+short keeps what it measured; a program run that outlasts
+DAT_BENCH_TIMEOUT seconds, default 120, fails its entry) and prints a
+Markdown table for BENCHMARKS.md.
 
 `--device cpu` runs the same flow with CPU programs: the CPU suite
 (suite.py build DIR --cpu) against eager, torch.compile and SDPA on this
@@ -33,6 +41,7 @@ memory-bound entries), recorded with the machine. (On the smoke suite the
 times mean nothing.)
 """
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -58,6 +67,48 @@ PEAK_BF16 = 790e12  # H200 dense bf16 tensor cores, measured
 PROGRAM_TIMEOUT_S = int(os.environ.get("DAT_BENCH_TIMEOUT", "120"))
 NUMERICS_LIMIT = {"fp32": 1e-3, "bf16": 2.0 ** -5}
 TORCH_DTYPE = {"fp32": torch.float32, "bf16": torch.bfloat16}
+
+
+# Baseline measurements by (suite id, precision, weights): on the GPU the
+# generated and library-GEMM variants of an entry share their baselines
+# (same module, weights and inputs), measured once per run: a device
+# session's minutes go to dat's programs rather than to compiling the same
+# torch.compile graph twice. (On the CPU each variant measures its own, next
+# to it: the shared host's speed drifts.)
+BASELINES = {}
+BASELINE_KEYS = ("_ms", "_peak_bytes", "_error")
+
+
+def weights_digest(path):
+    """What the baselines' weights depend on: the file's bytes where small,
+    else its header (larger files are regenerated from it with one seed)."""
+    if os.path.getsize(path) <= 64 << 20:
+        with open(path, "rb") as f:
+            return hashlib.sha1(f.read()).hexdigest()
+    with open(path, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        return hashlib.sha1(f.read(n)).hexdigest()
+
+
+def is_baseline_value(key, names):
+    """Whether result[key] is a baseline's own measurement (its time,
+    memory, error or numerics against eager), not one relative to dat."""
+    if key == "baseline_rel_error_vs_eager_fp32":
+        return True
+    name, _, what = key.partition("_")
+    return (name in names and what != "rel_error_vs_dat"
+            and (key.endswith(BASELINE_KEYS) or what.startswith("rel_error_vs_")))
+
+
+def profile_program(prog, inputs):
+    """The program's own per-kernel (GPU) or per-op-group (CPU) profile of
+    one call: its table's lines."""
+    r = subprocess.run([prog, "--input", inputs, "--profile"], capture_output=True,
+                       text=True, timeout=PROGRAM_TIMEOUT_S)
+    if r.returncode != 0:
+        return ["--profile failed: " + r.stderr.strip()[:200]]
+    return [line for line in r.stdout.splitlines()
+            if not line.startswith("output.")][:40]
 
 
 def random_weights(spec, seed):
@@ -279,6 +330,9 @@ def run_entry(d, device, repeat):
         result["dat_fraction_of_fp32_peak"] = result["dat_tflops"] * 1e12 / PEAK_FP32
         result["dat_fraction_of_bf16_peak"] = result["dat_tflops"] * 1e12 / PEAK_BF16
 
+    if device == "cuda":  # where the time goes, per kernel
+        result["dat_profile"] = profile_program(prog, inputs_path)
+
     fn = dat_torch.MODULES.get(entry["module"])
     if fn is None or not entry.get("baselines"):
         result["baselines"] = "none yet"
@@ -304,6 +358,19 @@ def run_entry(d, device, repeat):
         variants["sdpa"] = lambda: fn(W, kw, call, io, sdpa=True)[out]
     if "flex" in entry["baselines"]:  # fails (recorded) before torch 2.5
         variants["flex"] = lambda: fn(W, kw, call, io, flex=True)[out]
+    key = (entry["id"], precision, weights_digest(weights_path))
+    measured = BASELINES.get(key)
+    if measured is not None and shared and device == "cuda":
+        # Measured in this run for another variant of the entry.
+        for k, v in measured["values"].items():
+            result[k] = v
+            if k.endswith("_ms"):
+                result[k[:-3] + "_speedup_of_dat"] = v / result["dat_ms"]
+        result["baselines_measured_with"] = measured["variant"]
+        with torch.no_grad():
+            check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
+                           precision, others=False)
+        return result
     with torch.no_grad():
         for name, f in variants.items():
             try:
@@ -334,6 +401,11 @@ def run_entry(d, device, repeat):
                            precision)
         else:
             result["max_rel_error_vs_eager"] = "n/a (dat folds weights the baseline draws afresh)"
+    if shared:
+        BASELINES[key] = {
+            "variant": os.path.basename(d),
+            "values": {k: v for k, v in result.items()
+                       if is_baseline_value(k, list(variants) + ["jax"])}}
     return result
 
 
@@ -343,10 +415,11 @@ def rel_error(got, want):
 
 
 def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
-                   precision):
+                   precision, others=True):
     """fp32: dat against eager, or the first baseline that ran (eager's N×N
     tensors may not fit). bf16: dat and that baseline against eager in fp32
-    on the same (bf16-valued) weights and inputs."""
+    on the same (bf16-valued) weights and inputs. `others`: the other
+    baselines too (not where they were checked for another variant)."""
     ran = [n for n in variants if n + "_ms" in result]
     if not ran:
         result["max_rel_error_vs_eager"] = "n/a (no baseline ran)"
@@ -364,10 +437,10 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
             return
         against = "eager-fp32"
     # Every other baseline is checked too (SDPA, FlexAttention, compile).
-    for name in ran:
+    for name in ran if others else []:
         if name != against:
             result[name + "_rel_error_vs_" + against] = rel_error(variants[name](), want)
-    if precision == "bf16":  # the first baseline's own bf16 error, for the table
+    if precision == "bf16" and others:  # the first baseline's own bf16 error
         result["baseline_rel_error_vs_eager_fp32"] = result[ran[0] + "_rel_error_vs_eager-fp32"]
     err = rel_error(got, want)
     result["max_rel_error_vs_" + against] = err
@@ -442,7 +515,7 @@ def main():
         if key == "--device":
             device = value
         elif key == "--only":
-            only = set(value.split(","))
+            only = value.split(",")
         elif key == "--repeat":
             repeat = int(value)
         elif key == "--results":
@@ -469,9 +542,13 @@ def main():
                               "--format=csv,noheader"], capture_output=True, text=True)
         machine["driver"] = smi.stdout.strip()
     results = []
-    for name in sorted(os.listdir(root)):
+    # In --only's order (a device session's most wanted first), else sorted.
+    names = only if only else sorted(os.listdir(root))
+    for name in names:
         d = os.path.join(root, name)
-        if not os.path.isfile(os.path.join(d, "entry.json")) or (only and name not in only):
+        if not os.path.isfile(os.path.join(d, "entry.json")):
+            if only:
+                print("no suite entry %s under %s" % (name, root), file=sys.stderr)
             continue
         print("running %s" % name, file=sys.stderr, flush=True)
         try:

@@ -25,9 +25,12 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
-default_bench="M1-dat-lm.bf16,K1-attn-d64-n4096.bf16,K2-ra-identity-n1024.bf16"
-default_bench+=",K3-hyla-n2048.bf16,K4-ape-seq-n4096.bf16"
-default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d64-n4096.fp32"
+# Run in this order. Session 33 measured K1 d64/d128 at N=4096, K2 at
+# N=1024 (with and without symbols), K3; these have not been measured yet,
+# and K1 comes first again for its per-kernel profile.
+default_bench="K1-attn-d64-n4096.bf16,M1-dat-lm.bf16,M1-dat-lm.bf16-cublas"
+default_bench+=",M3-vit-b16.bf16,M3-vit-b16.bf16-cublas,M2-vision-dat.bf16"
+default_bench+=",K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ).
 sanitize_programs=(
   cuda-golden/attention_rope_causal_gqa cuda-golden/attention_rope_causal_gqa.bf16
@@ -146,8 +149,11 @@ run)
   # 3. Speed, in what is left.
   left=$((budget - $(elapsed) - 15))
   if [ -d "$root/build/bench" ] && [ "$left" -gt 30 ]; then
+    only=()
+    [ -f "$root/build/bench/.session-entries" ] &&
+      only=(--only "$(cat "$root/build/bench/.session-entries")")
     PYTHONUNBUFFERED=1 timeout -k 5 "$left" python3 "$root/bench/run.py" "$root/build/bench" \
-      --results "$out/bench.json" > "$out/bench.md" 2> "$out/bench.err"
+      "${only[@]}" --results "$out/bench.json" > "$out/bench.md" 2> "$out/bench.err"
     rc=$?
     [ "$rc" -eq 124 ] && say "bench: cut at $left s"
     tail -n 5 "$out/bench.err" >> "$summary"
