@@ -12,7 +12,8 @@
 #       build/gpu-carry.tar.xz carried: unpacks; records the machine; runs
 #       every golden program twice (correctness, bitwise determinism);
 #       compute-sanitizer's memcheck, racecheck, synccheck and initcheck
-#       over one program of each op family; then the benchmark entries in
+#       over one program of each op family; the Python package's CUDA path
+#       (scripts/gpu-python-smoke.py); then the benchmark entries in
 #       the time left of SECONDS (default 420). Everything goes to $OUT:
 #       session.log (the summary, also on stdout), env.txt,
 #       cuda-golden.log, sanitize.log, bench.json (written after every
@@ -53,6 +54,22 @@ prepare)
       --target cuda ${p:+--precision bf16} -o "$out/program"
     cp "$root/examples/tiny-dat-lm.tokens.safetensors" "$out/io.safetensors"
   done
+  # The Python package's CUDA path: a saved CUDA model of the example LM
+  # and the CPU program's logits on the same tokens
+  # (scripts/gpu-python-smoke.py checks it there).
+  lm="$root/build/gpu-session/lm-py"
+  rm -rf "$lm" && mkdir -p "$lm"
+  "$root/build/bin/datc" compile "$root/examples/tiny-dat-lm.json" --random-weights 0 \
+    --target cuda --emit library -o "$lm/model.so"
+  module=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["module"])' \
+    "$root/examples/tiny-dat-lm.json")
+  printf '{"format": 1, "module": "%s", "target": "cuda", "precision": "fp32"}\n' \
+    "$module" > "$lm/dat-model.json"
+  cp "$root/examples/tiny-dat-lm.tokens.safetensors" "$lm/tokens.safetensors"
+  "$root/build/bin/datc" compile "$root/examples/tiny-dat-lm.json" --random-weights 0 \
+    -o "$lm/cpu-program"
+  "$lm/cpu-program" --input "$lm/tokens.safetensors" --output "$lm/cpu-logits.safetensors"
+  rm -f "$lm/cpu-program" "$lm/cpu-program.weights"
   rm -rf "$root/build/bench"
   ids=$(echo "$bench" | tr ',' '\n' | sed 's/\.[a-z0-9-]*$//' | sort -u | paste -sd,)
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids"
@@ -146,7 +163,14 @@ run)
   done
   say "sanitizer phase done at $(elapsed) s"
 
-  # 3. Speed, in what is left.
+  # 3. The Python package on the GPU (numpy and torch CUDA tensors).
+  if [ -d "$root/build/gpu-session/lm-py" ]; then
+    timeout -k 5 90 python3 "$root/scripts/gpu-python-smoke.py" \
+      "$root/build/gpu-session/lm-py" 2>&1 | tail -n 20 | tee -a "$summary"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  fi
+
+  # 4. Speed, in what is left.
   left=$((budget - $(elapsed) - 15))
   if [ -d "$root/build/bench" ] && [ "$left" -gt 30 ]; then
     only=()
