@@ -4,6 +4,8 @@ PyTorch baselines in the same process run (../shared/guide/benchmarks.md).
 
 usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
               [--results FILE.json]
+       run.py --prepare ENTRY_DIR   writes one entry's weights and inputs
+                                    (for a profiler run of its program)
 
 --only runs the named entries (directory names) in the order given.
 
@@ -291,16 +293,23 @@ def time_jax(entry, W, io, out, device, repeat, precision, runs=5):
         jnp.asarray(y, dtype=jnp.float32).__array__().copy())
 
 
-def run_entry(d, device, repeat):
+def prepare_entry(d):
+    """Writes the entry's weights (where the build left only their header)
+    and its inputs; returns (entry, program, weights path, inputs path)."""
     entry = json.load(open(os.path.join(d, "entry.json")))
     prog = os.path.join(d, "prog")
     weights_path = prog + ".weights"
     if not os.path.exists(weights_path):
         spec = json.load(open(os.path.join(d, "weights.json")))
         safetensors_io.write(weights_path, random_weights(spec, 1))
-    precision = entry.get("precision", "fp32")
     inputs_path = os.path.join(d, "input.safetensors")
-    safetensors_io.write(inputs_path, make_inputs(entry, 2, precision))
+    safetensors_io.write(inputs_path, make_inputs(entry, 2, entry.get("precision", "fp32")))
+    return entry, prog, weights_path, inputs_path
+
+
+def run_entry(d, device, repeat):
+    entry, prog, weights_path, inputs_path = prepare_entry(d)
+    precision = entry.get("precision", "fp32")
     result = {"id": entry["id"], "module": entry["module"], "dtype": precision,
               "gemm": entry.get("gemm", "generated"),
               "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
@@ -503,6 +512,9 @@ def write_results(path, machine, results):
 
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--prepare":
+        prepare_entry(args[1])
+        return 0
     if not args or args[0].startswith("-"):
         print(__doc__)
         return 2

@@ -13,11 +13,12 @@
 #       every golden program twice (correctness, bitwise determinism);
 #       compute-sanitizer's memcheck, racecheck, synccheck and initcheck
 #       over one program of each op family; the Python package's CUDA path
-#       (scripts/gpu-python-smoke.py); then the benchmark entries in
+#       (scripts/gpu-python-smoke.py); Nsight Compute on the first
+#       entry's attention tile kernel (ncu.txt); then the benchmark entries in
 #       the time left of SECONDS (default 420). Everything goes to $OUT:
 #       session.log (the summary, also on stdout), env.txt,
-#       cuda-golden.log, sanitize.log, bench.json (written after every
-#       entry), bench.md.
+#       cuda-golden.log, sanitize.log, ncu.txt, bench.json (written after
+#       every entry), bench.md.
 #
 # Phases are cut at their budgets (DAT_SESSION_GOLDEN_S, default 150;
 # DAT_SESSION_SANITIZE_S, default 120) so one hang costs one phase, not the
@@ -170,7 +171,30 @@ run)
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   fi
 
-  # 4. Speed, in what is left.
+  # 4. Nsight Compute on the attention tile kernel of the first benchmark
+  #    entry that has one: occupancy, throughput, tensor-core use.
+  ncu="$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)"
+  first=""
+  [ -f "$root/build/bench/.session-entries" ] &&
+    first="$root/build/bench/$(cut -d, -f1 "$root/build/bench/.session-entries")"
+  if [ -n "$ncu" ] && [ -n "$first" ] && [ -x "$first/prog" ]; then
+    if [ -f "$first/input.safetensors" ] ||
+        timeout -k 5 60 python3 "$root/bench/run.py" --prepare "$first" > /dev/null 2>&1; then
+      timeout -k 5 "${DAT_SESSION_NCU_S:-90}" "$ncu" --clock-control none \
+        -k regex:attention_tile -c 1 --section SpeedOfLight --section Occupancy \
+        --section LaunchStats --section ComputeWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis "$first/prog" --input "$first/input.safetensors" \
+        > "$out/ncu.txt" 2>&1
+      say "ncu on $(basename "$first")'s attention tile kernel: exit $? ($out/ncu.txt)"
+      grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size" \
+        "$out/ncu.txt" | head -n 12 | tee -a "$summary"
+    else
+      say "ncu: the entry's inputs could not be made"
+    fi
+  fi
+  say "ncu phase done at $(elapsed) s"
+
+  # 5. Speed, in what is left.
   left=$((budget - $(elapsed) - 15))
   if [ -d "$root/build/bench" ] && [ "$left" -gt 30 ]; then
     only=()
