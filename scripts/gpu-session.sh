@@ -29,8 +29,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
 # Run in this order. Session 33 measured K1 d64/d128 at N=4096, K2 at
 # N=1024 (with and without symbols), K3; these have not been measured yet,
-# and K1 comes first again for its per-kernel profile.
-default_bench="K1-attn-d64-n4096.bf16,M1-dat-lm.bf16,M1-dat-lm.bf16-cublas"
+# and K1 comes first again for its per-kernel profile and Nsight Compute,
+# with its cuBLAS variant (shared baselines: seconds) to see what the
+# generated projections cost.
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-cublas"
+default_bench+=",M1-dat-lm.bf16,M1-dat-lm.bf16-cublas"
 default_bench+=",M3-vit-b16.bf16,M3-vit-b16.bf16-cublas,M2-vision-dat.bf16"
 default_bench+=",K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ).
