@@ -131,30 +131,21 @@ static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
   return llvm::is_sorted(nonUnit) && !ShapedType::isDynamicShape(shape);
 }
 
-/// The groups that collapse a static `shape` into its dimensions that are
-/// not 1 (each with its unit neighbours).
-static SmallVector<ReassociationIndices>
-unitDimGroups(ArrayRef<int64_t> shape) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (auto [d, extent] : llvm::enumerate(shape)) {
-    pending.push_back(d);
-    if (extent != 1) {
-      groups.push_back(std::move(pending));
-      pending.clear();
-    }
-  }
-  if (!pending.empty() && !groups.empty())
-    llvm::append_range(groups.back(), pending);
-  return groups;
-}
-
 /// `type` without its unit dimensions.
 static RankedTensorType squeezedType(RankedTensorType type) {
   SmallVector<int64_t> squeezed;
   llvm::copy_if(type.getShape(), std::back_inserter(squeezed),
                 [](int64_t extent) { return extent != 1; });
   return RankedTensorType::get(squeezed, type.getElementType());
+}
+
+/// The groups that collapse the static `type` into squeezedType(type).
+static SmallVector<ReassociationIndices> unitDimGroups(RankedTensorType type) {
+  RankedTensorType squeezed = squeezedType(type);
+  if (squeezed.getRank() == 0) // a single element: no groups
+    return {};
+  return *getReassociationIndicesForCollapse(type.getShape(),
+                                             squeezed.getShape());
 }
 
 /// `value` without its unit dimensions.
@@ -164,7 +155,7 @@ static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
   if (squeezed == type)
     return value;
   return tensor::CollapseShapeOp::create(b, loc, squeezed, value,
-                                         unitDimGroups(type.getShape()));
+                                         unitDimGroups(type));
 }
 
 /// Moves a transpose of a tile loop's result (head merges, packed key
@@ -405,9 +396,8 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
         Value place = tensor::ExtractSliceOp::create(
             rewriter, loc, placeType, out, offsets, sizes, strides);
         if (placeType != tile.type)
-          place = tensor::ExpandShapeOp::create(
-              rewriter, loc, tile.type, place,
-              unitDimGroups(tile.type.getShape()));
+          place = tensor::ExpandShapeOp::create(rewriter, loc, tile.type, place,
+                                                unitDimGroups(tile.type));
         rewriter.replaceOp(slice, place);
         continue;
       }
