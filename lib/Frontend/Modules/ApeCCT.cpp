@@ -126,12 +126,12 @@ static void buildApeCCT(ModelBuilder &mb, bool grid) {
   if (mb.failed())
     return;
   int64_t axes = grid ? 2 : 1;
-  if (heads < 1 || dim % (heads * axes) || classes < 1 || ratio < 1 ||
-      ratio > 64 || kernel[0] != kernel[1] || kernel[0] < 1) {
+  if (heads < 1 || dim < heads * axes || dim % (heads * axes) || classes < 1 ||
+      ratio < 1 || ratio > 64 || kernel[0] != kernel[1] || kernel[0] < 1) {
     mb.error(mb.config.path + ": kwargs: expected num_heads" +
              (grid ? " × 2" : "") +
-             " dividing dim, num_classes >= 1, mlp_ratio in [1, 64] and a "
-             "square kernel_size");
+             " dividing dim (dim >= 1), num_classes >= 1, mlp_ratio in "
+             "[1, 64] and a square kernel_size");
     return;
   }
   std::optional<double> base = readDistanceDecay(mb, 0.98);

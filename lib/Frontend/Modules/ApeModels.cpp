@@ -232,12 +232,12 @@ static bool readEncoderDecoderKwargs(ModelBuilder &mb, int64_t &vocab,
   layers = mb.intListArg("num_layers", 2);
   if (mb.failed())
     return false;
-  if (heads < 1 || dim % heads || dim / heads > 4096 || vocab < 1 ||
-      layers[0] > ModelBuilder::kMaxLayers ||
+  if (heads < 1 || dim < heads || dim % heads || dim / heads > 4096 ||
+      vocab < 1 || layers[0] > ModelBuilder::kMaxLayers ||
       layers[1] > ModelBuilder::kMaxLayers) {
     mb.error(mb.config.path +
              ": kwargs: expected num_heads dividing dim "
-             "(at most 4096 per head), vocab_size >= 1 and "
+             "(1 to 4096 per head), vocab_size >= 1 and "
              "at most " +
              Twine(ModelBuilder::kMaxLayers) + " layers each");
     return false;
