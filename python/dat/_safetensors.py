@@ -43,7 +43,15 @@ def write(path, tensors, metadata=None):
     """Writes `tensors`: name -> numpy array, or name -> (dtype name, shape,
     bytes) for dtypes numpy lacks (BF16)."""
     header, chunks, offset = {}, [], 0
-    for name in sorted(tensors):
+
+    def element_size(name):
+        t = tensors[name]
+        return numpy_dtype(t[0]).itemsize if isinstance(t, tuple) \
+            else np.asarray(t).dtype.itemsize
+
+    # Widest elements first (then by name): every tensor starts aligned to
+    # its element size, as safetensors' own writer orders them.
+    for name in sorted(tensors, key=lambda n: (-element_size(n), n)):
         t = tensors[name]
         if isinstance(t, tuple):
             dtype, shape, data = t

@@ -186,25 +186,33 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
     fail(file.path() + ": tensor '" + key + "' is " + dat::dtypeName(t->dtype) +
          " " + shapeString(t->shape) + ", the model was compiled for " +
          dat::dtypeName(s.dtype) + " " + shapeString(s.fileShape()));
-  if (reinterpret_cast<uintptr_t>(t->data) % dat::dtypeSize(s.dtype) != 0)
-    fail(file.path() + ": tensor '" + key + "' is not aligned");
-  checkValues(s, t->data, file.path() + ": tensor '" + key + "'",
-              allowNonFinite, "pass --allow-nonfinite to run anyway");
+  const void *data = t->data;
+  size_t elt = dat::dtypeSize(s.dtype);
+  if (reinterpret_cast<uintptr_t>(data) % elt != 0) {
+    // The format does not align tensors (a writer that orders them by name
+    // after a bool or bf16 tensor): such a tensor is read from an aligned
+    // copy, made afresh at every bind.
+    std::vector<uint8_t> &copy = packed->aligned[{file.path(), key}];
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    copy.assign(bytes, bytes + s.numElements() * elt);
+    data = copy.data();
+  }
+  checkValues(s, data, file.path() + ": tensor '" + key + "'", allowNonFinite,
+              "pass --allow-nonfinite to run anyway");
   if (!s.permutation.empty()) {
     // Packed once, here: the program reads this weight transposed. Calls
     // that share their packing (forward and step) pack it once between them.
-    size_t elt = dat::dtypeSize(s.dtype);
     std::vector<uint8_t> &copy = packed->packed[{file.path(), key}];
     if (copy.size() != s.numElements() * elt) {
       copy.assign(s.numElements() * elt, 0);
-      transposeInto(copy.data(), static_cast<const uint8_t *>(t->data),
+      transposeInto(copy.data(), static_cast<const uint8_t *>(data),
                     dat::weightFileShape(s.shape, s.permutation), s.permutation,
                     elt);
     }
     bind(i, copy.data());
     return;
   }
-  bind(i, t->data);
+  bind(i, data);
 }
 
 void Call::bindWeights(const dat::SafeTensorsFile &weights) {

@@ -99,9 +99,11 @@ private:
   std::vector<std::vector<int64_t>> argDescs;
   /// What the calls of one program share about its weights: the packed
   /// copies of weights with a permutation, bound in their place, by (file,
+  /// key), aligned copies of tensors a file stores unaligned (by file and
   /// key), and the weights' copies where the program reads them.
   struct SharedWeights {
     std::map<std::pair<std::string, std::string>, std::vector<uint8_t>> packed;
+    std::map<std::pair<std::string, std::string>, std::vector<uint8_t>> aligned;
     ArgumentCopies copies;
   };
   std::shared_ptr<SharedWeights> packed;
