@@ -36,7 +36,9 @@ program "$root/stage/build/bench/K1-fake.bf16"
 mv "$root/stage/build/bench/K1-fake.bf16/program" "$root/stage/build/bench/K1-fake.bf16/prog"
 cp "$io" "$root/stage/build/bench/K1-fake.bf16/input.safetensors"
 echo K1-fake.bf16 > "$root/stage/build/bench/.session-entries"
-(cd "$root/stage" && tar -cJf "$root/build/gpu-carry.tar.xz" build)
+# xz through Python's tarfile, as the kit unpacks it (no xz binary needed).
+python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w:xz"); t.add(sys.argv[2], "build"); t.close()' \
+  "$root/build/gpu-carry.tar.xz" "$root/stage/build"
 rm -rf "$root/stage"
 
 printf '#!/bin/sh\nif [ "$#" -gt 0 ]; then echo "Fake GPU, 1.0"; else echo "fake nvidia-smi"; fi\n' \
