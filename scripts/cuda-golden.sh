@@ -107,7 +107,7 @@ build)
           "$case_dir/io.safetensors" "$out/input.safetensors"
         ;;
       esac
-      rm -f "$out/program" "$out/compile-error"
+      rm -f "$out/program"
       # A case that does not compile is recorded (run counts it as a
       # failure) and the others are still built.
       # shellcheck disable=SC2086 # flags are words

@@ -22,8 +22,8 @@
 #
 # Phases are cut at their budgets (DAT_SESSION_GOLDEN_S, default 150;
 # DAT_SESSION_SANITIZE_S, default 120) so one hang costs one phase, not the
-# session. Exit status: 0 only if every golden program and every sanitizer
-# run passed.
+# session. Exit status: 0 only if every golden program, every sanitizer run
+# and the Python check passed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
@@ -93,6 +93,11 @@ run)
   summary="$out/session.log"
   : > "$summary"
   say() { echo "$*" | tee -a "$summary"; }
+  # A CUDA toolkit tool: on the PATH, else where the toolkits put it.
+  find_tool() {
+    command -v "$1" || ls /usr/local/cuda*/bin/"$1" /opt/nvidia/*/"$1" \
+      /usr/local/cuda*/"$1"/"$1" 2>/dev/null | head -n 1
+  }
   elapsed() { echo $(($(date +%s) - start)); }
   "$root/scripts/gpu-carry.sh" unpack > /dev/null || { say "unpack failed"; exit 2; }
   {
@@ -115,9 +120,7 @@ run)
   say "golden phase done at $(elapsed) s (exit $rc)"
 
   # 2. The sanitizers, side by side, each run cut at 100 s.
-  sanitizer="$(command -v compute-sanitizer ||
-    ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer \
-      /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)"
+  sanitizer="$(find_tool compute-sanitizer)"
   say "compute-sanitizer: ${sanitizer:-not found}"
   slog="$out/sanitize.log"
   : > "$slog"
@@ -176,7 +179,7 @@ run)
 
   # 4. Nsight Compute on the attention tile kernel of the first benchmark
   #    entry that has one: occupancy, throughput, tensor-core use.
-  ncu="$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)"
+  ncu="$(find_tool ncu)"
   first=""
   [ -f "$root/build/bench/.session-entries" ] &&
     first="$root/build/bench/$(cut -d, -f1 "$root/build/bench/.session-entries")"

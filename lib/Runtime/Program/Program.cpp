@@ -191,7 +191,8 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
   if (reinterpret_cast<uintptr_t>(data) % elt != 0) {
     // The format does not align tensors (a writer that orders them by name
     // after a bool or bf16 tensor): such a tensor is read from an aligned
-    // copy, made afresh at every bind.
+    // copy, made afresh at every bind (and dropped once a packed copy of it
+    // is made, below).
     std::vector<uint8_t> &copy = packed->aligned[{file.path(), key}];
     const auto *bytes = static_cast<const uint8_t *>(data);
     copy.assign(bytes, bytes + s.numElements() * elt);
@@ -208,6 +209,7 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
       transposeInto(copy.data(), static_cast<const uint8_t *>(data),
                     dat::weightFileShape(s.shape, s.permutation), s.permutation,
                     elt);
+      packed->aligned.erase({file.path(), key});
     }
     bind(i, copy.data());
     return;

@@ -9,7 +9,6 @@ set -euo pipefail
 src=$1 root=$2 bin=$3 io=$4 config=$5
 mkdir -p "$root/scripts" "$root/build" "$bin" "$root/stage/build"
 cp "$src"/scripts/{gpu-session.sh,gpu-carry.sh,cuda-golden.sh,compare_golden.py} "$root/scripts/"
-cp "$src/scripts/cuda-golden.sh" "$src/scripts/compare_golden.py" "$root/stage/"
 program() { # dir
   mkdir -p "$1"
   cp "$io" "$1/io.safetensors"

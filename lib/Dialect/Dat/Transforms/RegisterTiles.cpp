@@ -644,13 +644,10 @@ LogicalResult registerTileAndVectorize(Operation *root,
   // The transposes in tile loops in 16 × 16 blocks transposed in registers
   // (AVX-512's shuffles; scalar loops with gathers otherwise).
   if (options.vectorWidth == 16) {
-    SmallVector<linalg::TransposeOp> inTiles;
-    root->walk([&](linalg::TransposeOp op) {
-      if (op->getParentOfType<scf::ForallOp>())
-        inTiles.push_back(op);
-    });
+    SmallVector<linalg::TransposeOp> candidates;
+    root->walk([&](linalg::TransposeOp op) { candidates.push_back(op); });
     SmallVector<Operation *> blocks;
-    for (linalg::TransposeOp op : inTiles)
+    for (linalg::TransposeOp op : candidates)
       if (vector::TransposeOp t =
               vectorizeTileTranspose(rewriter, op, options.vectorWidth))
         blocks.push_back(t);
