@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Differential test of the compiler on the repository's model configs.
 
-    differential-sweep.py [--gpu-mapping] [--only NAME,...] [--lengths 1,7,65,100]
-                          [--datc PATH] [--work DIR] [--golden DIR]
+    differential-sweep.py [--gpu-mapping] [--precision bf16] [--only NAME,...]
+                          [--lengths 1,7,65,100] [--datc PATH] [--work DIR]
+                          [--golden DIR]
 
 For every config (test/Frontend/Inputs/*/config.json, the golden cases'
 (--golden, default ../shared/golden),
@@ -15,7 +16,9 @@ CPU programs: the default (flash tiles, vector layer, threads) or, with
 both on the same seeded random inputs (from each program's own manifest)
 and compares every output. Prints one line per variant: "ok", or
 "MISMATCH" when the largest difference exceeds 1e-4 of the output's
-largest magnitude. Compiler crashes, internal errors and failing runs are
+largest magnitude (with --precision bf16, both programs in bf16: 3e-2,
+which bf16 rounding stays well inside and a wrong mask or a lost key
+block does not). Compiler crashes, internal errors and failing runs are
 printed too. A config that a variant makes invalid is skipped (the frontend
 refused it, with a diagnostic). Exits 1 if any line is not "ok".
 Needs numpy. With all configs it takes a few minutes on 2 cores.
@@ -75,9 +78,20 @@ def write_inputs(specs, path):
         elif dtype in ("BOOL", "U8"):
             mask = rng.random(shape) < 0.8
             tensors["input." + name] = mask if dtype == "BOOL" else mask.astype(np.uint8)
+        elif dtype == "BF16":
+            values = rng.standard_normal(shape).astype(np.float32)
+            tensors["input." + name] = ("BF16", shape,
+                                        _safetensors.bf16_bits(values).tobytes())
         else:
             tensors["input." + name] = rng.standard_normal(shape).astype(np.float32)
     _safetensors.write(path, tensors)
+
+
+def as_float(values):
+    """An output as float64 (BF16 outputs are read as their uint16 bits)."""
+    if values.dtype == np.uint16:
+        values = _safetensors.bf16_to_float32(values)
+    return values.astype(np.float64)
 
 
 def variants(cfg, lengths):
@@ -98,7 +112,7 @@ def variants(cfg, lengths):
         yield "n=%d" % new, v
 
 
-def check(datc, work, config_path, cfg, tag, flags):
+def check(datc, work, config_path, cfg, tag, flags, common, tolerance):
     path = os.path.join(work, "config.json")
     with open(path, "w") as f:
         json.dump(cfg, f)
@@ -108,7 +122,7 @@ def check(datc, work, config_path, cfg, tag, flags):
     outputs = {}
     for mode, extra in (("test", flags), ("reference", ["--no-flash"])):
         prog = os.path.join(work, mode)
-        r = run([datc, "compile", path, "-o", prog] + wargs + extra)
+        r = run([datc, "compile", path, "-o", prog] + wargs + common + extra)
         if r is None:
             return "COMPILE TIMEOUT (%s)" % mode
         if r.returncode != 0:
@@ -126,14 +140,15 @@ def check(datc, work, config_path, cfg, tag, flags):
         outputs[mode] = _safetensors.read(out)[0]
     worst = 0.0
     for key, got in outputs["test"].items():
-        want = outputs["reference"][key].astype(np.float64)
+        want = as_float(outputs["reference"][key])
         scale = max(float(np.abs(want).max()), 1e-30)
-        worst = max(worst, float(np.abs(got.astype(np.float64) - want).max()) / scale)
-    return ("ok %.2g" if worst <= 1e-4 else "MISMATCH %.3g") % worst
+        worst = max(worst, float(np.abs(as_float(got) - want).max()) / scale)
+    return ("ok %.2g" if worst <= tolerance else "MISMATCH %.3g") % worst
 
 
 def main(argv):
     flags, only, lengths = [], None, [1, 7, 65, 100]
+    common, tolerance = [], 1e-4
     datc = os.path.join(ROOT, "build", "bin", "datc")
     work = os.path.join(ROOT, "build", "differential-sweep")
     golden = os.path.join(ROOT, "..", "shared", "golden")
@@ -141,6 +156,10 @@ def main(argv):
     for a in it:
         if a == "--gpu-mapping":
             flags = ["--emulate-gpu-tiles"]
+        elif a == "--precision":
+            precision = next(it)
+            if precision != "fp32":
+                common, tolerance = ["--precision", precision], 3e-2
         elif a == "--only":
             only = set(next(it).split(","))
         elif a == "--lengths":
@@ -162,7 +181,7 @@ def main(argv):
         if "module" not in cfg:
             continue
         for tag, v in variants(cfg, lengths):
-            verdict = check(datc, work, path, v, tag, flags)
+            verdict = check(datc, work, path, v, tag, flags, common, tolerance)
             if verdict is None:
                 continue
             bad += not verdict.startswith("ok")

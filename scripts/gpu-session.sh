@@ -36,11 +36,14 @@ default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-cublas"
 default_bench+=",M1-dat-lm.bf16,M1-dat-lm.bf16-cublas"
 default_bench+=",M3-vit-b16.bf16,M3-vit-b16.bf16-cublas,M2-vision-dat.bf16"
 default_bench+=",K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
-# One program of each op family, fp32 and bf16 (the tile kernels differ).
+# One program of each op family, fp32 and bf16 (the tile kernels differ),
+# and two whose attention tiles take the warp-row structure (bf16: encoder
+# block, and transformer LM with causal and decode-step kernels).
 sanitize_programs=(
   cuda-golden/attention_rope_causal_gqa cuda-golden/attention_rope_causal_gqa.bf16
   cuda-golden/ra_relpos_symbols cuda-golden/ra_relpos_symbols.bf16
   cuda-golden/hyla_softmax_default.bf16 cuda-golden/ape_sequential_selfmha.bf16
+  cuda-golden/encoder_block.bf16 cuda-golden/transformer_lm.bf16
   gpu-session/tiny-dat-lm gpu-session/tiny-dat-lm.bf16
 )
 

@@ -75,6 +75,17 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     is an error that names the op; unmarked loops are left to the per-op
     kernels.
 
+    With `warp-rows` (and `mma`), a tile whose per-row buffers (scores,
+    probabilities, row maxima and sums, the output accumulator) are only
+    filled, written by bf16 contractions and read and written by
+    elementwise or row-reduction generics takes FlashAttention-2's
+    structure instead: a block of one warp per 16 rows, each warp keeping
+    its rows of those buffers in registers through the key loop (MMA
+    accumulator tiles and row vectors), the contractions as mma tiles with
+    the probabilities as their A operand, row reductions in registers; the
+    only barriers left follow the staging copies of the query, key and
+    value blocks (`buildWarpRowProgram`, lib/Conversion/GPU/WarpRowPrograms.cpp).
+
     With `emulate`, blocks and threads become sequential loops and shared
     memory one buffer the blocks reuse, so the same mapping (index
     arithmetic, the shared and scratch layouts, the distribution) runs on
@@ -87,7 +98,10 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     Option<"emulate", "emulate", "bool", "false",
            "Sequential loops for blocks and threads (runs on the CPU)">,
     Option<"mma", "mma", "bool", "true",
-           "bf16 contractions as warp MMA tiles (vector IR for mma.sync)">
+           "bf16 contractions as warp MMA tiles (vector IR for mma.sync)">,
+    Option<"warpRows", "warp-rows", "bool", "true",
+           "With mma: a warp per 16 rows of an online-softmax tile, its rows "
+           "of the per-row buffers in registers (FlashAttention-2)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -39,6 +39,41 @@ bool isWarpMmaContraction(linalg::LinalgOp op);
 /// (m, n).
 SmallVector<AffineMap> warpMmaIndexingMaps(MLIRContext *ctx);
 
+/// The m, n, k and batch loops of a contraction isWarpMmaContraction takes
+/// (one each of m, n and k).
+std::optional<linalg::ContractionDimensions> warpMmaDims(linalg::LinalgOp op);
+
+/// Reads `operand` of `op` as a vector of `shape` whose dims are the loops
+/// `rows` and `cols`, every loop at `ivs` (one per loop of `op`); a dim not
+/// `inBounds` is padded with zeros past the operand's end.
+Value readWarpMmaTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      OpOperand &operand, ArrayRef<Value> ivs, unsigned rows,
+                      unsigned cols, ArrayRef<int64_t> shape,
+                      ArrayRef<bool> inBounds);
+
+/// A 16×16 or 8×16 operand tile as the f32 of its bf16 values (an f32 tile
+/// is rounded to bf16 first).
+Value warpMmaOperand(OpBuilder &b, Location loc, Value tile);
+
+/// `acc + a·bᵀ` of an A (16×16), a B (8×16, n×k) and a C (16×8) tile: the
+/// vector.contract that becomes one mma.sync.
+Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
+                           Value acc);
+
+/// Rewrites the body of the flash tile loop `forall` in FlashAttention-2's
+/// structure, where it is an online softmax around bf16 contractions: each
+/// warp owns 16 rows of the tile and keeps its rows of every per-row tile
+/// buffer (scores, probabilities, row maxima and sums, the output
+/// accumulator) in registers, as MMA accumulator tiles (vector<16x8xT>) and
+/// row vectors (vector<16xT>); the contractions become mma tiles (the
+/// probabilities are the A operand straight from registers), the row
+/// reductions in-register reductions, and the linalg ops left are the
+/// staging copies of the blocks all warps read. Returns the warps the block
+/// needs (one per 16 rows); fails, changing nothing, where the body is not
+/// of that form. With `emulate`, the warps run one after another.
+FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
+                                       scf::ForallOp forall, bool emulate);
+
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of
 /// `warps` computes every `warps`-th strip of up to kWarpMmaStrip 16×8
 /// output tiles (batch loops outermost) as a loop of 16-wide steps, each
@@ -53,13 +88,17 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       int64_t warps);
 
 /// The fragment a lane holds of an MMA operand tile (vector<16x16xT>: 8
-/// elements, vector<8x16xT>: 4, vector<16x8xT>: 4); other types unchanged.
+/// elements, vector<8x16xT>: 4, vector<16x8xT>: 4) or of a row vector of a
+/// 16-row tile (vector<16xT>, vector<16x1xT>: 2, rows g and g + 8); other
+/// types unchanged.
 void populateWarpMmaTypeConversions(TypeConverter &converter);
 
 /// Distributes buildWarpMmaContraction's vector IR over the lanes of a warp
 /// (gpu.lane_id): transfers of operand tiles become the lane's loads and
 /// stores of its fragment, the bf16 widening and rounding act on fragments,
-/// vector.contract becomes nvvm.mma.sync m16n8k16.
+/// vector.contract becomes nvvm.mma.sync m16n8k16; buildWarpRowProgram's
+/// elementwise ops, masks, row broadcasts and row reductions (two shuffles
+/// across the four lanes that share a row) act on fragments.
 void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns);
 

@@ -56,6 +56,13 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "contractions as warp-level mma.sync tiles "
                      "(dat-gpu-map-tiles mma)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> warpRows{
+      *this, "warp-rows",
+      llvm::cl::desc("GPU and its emulation, with tensor-cores: online-softmax "
+                     "tiles in FlashAttention-2's structure, a warp per 16 "
+                     "query rows keeping its rows in registers "
+                     "(dat-gpu-map-tiles warp-rows)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "

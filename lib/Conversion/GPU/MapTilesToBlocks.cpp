@@ -27,9 +27,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dat {
 
@@ -290,7 +292,7 @@ static std::string kernelName(scf::ForallOp forall) {
 
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
-                                 bool emulate, bool mma) {
+                                 bool emulate, bool mma, bool warpRows) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -301,6 +303,14 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   });
   if (bounded.wasInterrupted())
     return failure();
+  // FlashAttention-2's structure where the body takes it: a warp per 16
+  // rows, which hold their rows in registers; what is left are the staging
+  // copies.
+  if (mma && warpRows) {
+    FailureOr<int64_t> warps = buildWarpRowProgram(rewriter, forall, emulate);
+    if (succeeded(warps))
+      blockSize = *warps * kWarpSize;
+  }
   SmallPtrSet<Operation *, 8> staged =
       stageOperands(rewriter, forall, sharedLimit);
 
@@ -551,10 +561,20 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory, emulate,
-                             mma))) {
+                             mma, warpRows))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }
+    // On the CPU, the warps' row reductions as the vector ops LLVM's
+    // lowering takes (on the device, dat-gpu-warp-mma-to-nvvm distributes
+    // them over the lanes instead).
+    if (emulate) {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerReduction);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -65,8 +65,7 @@ static bool isMultiplyAdd(linalg::LinalgOp op) {
 /// m, n and k are plain dims of the operands that use them; batch loops may
 /// also appear in expressions of batch loops only (a grouped-query head,
 /// `h floordiv 2`).
-static std::optional<linalg::ContractionDimensions>
-mmaDims(linalg::LinalgOp op) {
+std::optional<linalg::ContractionDimensions> warpMmaDims(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto uses = [&](unsigned operand, unsigned loop) {
     return maps[operand].isFunctionOfDim(loop);
@@ -119,7 +118,7 @@ mmaDims(linalg::LinalgOp op) {
 
 bool isWarpMmaContraction(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !isMultiplyAdd(op) || !mmaDims(op))
+      op.getNumDpsInits() != 1 || !isMultiplyAdd(op) || !warpMmaDims(op))
     return false;
   auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
   Type a = elementType(op.getDpsInputs()[0]);
@@ -156,7 +155,7 @@ struct WarpTile {
 /// `cols` starts, and how its memref dims map to them.
 static std::pair<SmallVector<Value>, AffineMap>
 tileAccess(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand &operand,
-           const WarpTile &tile, unsigned rows, unsigned cols) {
+           ArrayRef<Value> ivs, unsigned rows, unsigned cols) {
   AffineMap map = op.getMatchingIndexingMap(&operand);
   MLIRContext *ctx = op.getContext();
   SmallVector<Value> indices;
@@ -164,14 +163,14 @@ tileAccess(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand &operand,
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
     if (!dim) {
-      // An expression of batch loops (mmaDims).
+      // An expression of batch loops (warpMmaDims).
       indices.push_back(affine::makeComposedAffineApply(
           b, loc, map.getSubMap({static_cast<unsigned>(i)}),
-          getAsOpFoldResult(tile.ivs)));
+          getAsOpFoldResult(ivs)));
       continue;
     }
     unsigned loop = dim.getPosition();
-    indices.push_back(tile.ivs[loop]);
+    indices.push_back(ivs[loop]);
     if (loop == rows)
       results[0] = getAffineDimExpr(i, ctx);
     else if (loop == cols)
@@ -182,23 +181,30 @@ tileAccess(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand &operand,
 
 /// Reads `operand` of `op` as a vector of `shape` whose dims are the loops
 /// `rows` and `cols`, at the tile's current loop positions.
-static Value readTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                      OpOperand &operand, const WarpTile &tile, unsigned rows,
-                      unsigned cols, ArrayRef<int64_t> shape) {
+Value readWarpMmaTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      OpOperand &operand, ArrayRef<Value> ivs, unsigned rows,
+                      unsigned cols, ArrayRef<int64_t> shape,
+                      ArrayRef<bool> inBounds) {
   auto [indices, permutation] =
-      tileAccess(b, loc, op, operand, tile, rows, cols);
+      tileAccess(b, loc, op, operand, ivs, rows, cols);
   Type element = getElementTypeOrSelf(operand.get().getType());
   Value pad =
       arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   return vector::TransferReadOp::create(
       b, loc, VectorType::get(shape, element), operand.get(), indices,
       AffineMapAttr::get(permutation), pad, /*mask=*/Value(),
-      b.getBoolArrayAttr(
-          {tile.inBounds.lookup(rows), tile.inBounds.lookup(cols)}));
+      b.getBoolArrayAttr(inBounds));
 }
 
-/// A 16×16 or 8×16 operand tile as the f32 of its bf16 values.
-static Value asBF16Product(OpBuilder &b, Location loc, Value tile) {
+static Value readTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      OpOperand &operand, const WarpTile &tile, unsigned rows,
+                      unsigned cols, ArrayRef<int64_t> shape) {
+  return readWarpMmaTile(
+      b, loc, op, operand, tile.ivs, rows, cols, shape,
+      {tile.inBounds.lookup(rows), tile.inBounds.lookup(cols)});
+}
+
+Value warpMmaOperand(OpBuilder &b, Location loc, Value tile) {
   auto type = cast<VectorType>(tile.getType());
   if (type.getElementType().isF32())
     tile = arith::TruncFOp::create(b, loc, type.clone(b.getBF16Type()), tile);
@@ -212,6 +218,18 @@ SmallVector<AffineMap> warpMmaIndexingMaps(MLIRContext *ctx) {
           AffineMap::get(3, 0, {m, n}, ctx)};
 }
 
+Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
+                           Value acc) {
+  MLIRContext *ctx = b.getContext();
+  auto iterators = b.getArrayAttr(
+      {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
+  return vector::ContractionOp::create(
+      b, loc, a, bTile, acc, b.getAffineMapArrayAttr(warpMmaIndexingMaps(ctx)),
+      iterators);
+}
+
 LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op, Value warp,
                                       int64_t warps) {
@@ -222,7 +240,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
-  WarpTile tile{*mmaDims(op), {}, {}};
+  WarpTile tile{*warpMmaDims(op), {}, {}};
   unsigned m = tile.dims.m.front(), n = tile.dims.n.front(),
            k = tile.dims.k.front();
   SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
@@ -309,24 +327,17 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                   index(kWarpMmaK), accs);
   rewriter.setInsertionPointToStart(steps.getBody());
   tile.ivs[k] = steps.getInductionVar();
-  Value a = asBF16Product(
+  Value a = warpMmaOperand(
       rewriter, loc,
       readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK}));
-  MLIRContext *ctx = rewriter.getContext();
-  SmallVector<AffineMap> maps = warpMmaIndexingMaps(ctx);
-  auto iterators = rewriter.getArrayAttr(
-      {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
   SmallVector<Value> sums;
   for (int64_t j = 0; j < blocks; ++j) {
     atBlock(j);
-    Value b = asBF16Product(
+    Value b = warpMmaOperand(
         rewriter, loc,
         readTile(rewriter, loc, op, rhs, tile, n, k, {kWarpMmaN, kWarpMmaK}));
-    sums.push_back(vector::ContractionOp::create(
-        rewriter, loc, a, b, steps.getRegionIterArgs()[j],
-        rewriter.getAffineMapArrayAttr(maps), iterators));
+    sums.push_back(buildWarpMmaContract(rewriter, loc, a, b,
+                                        steps.getRegionIterArgs()[j]));
   }
   scf::YieldOp::create(rewriter, loc, sums);
 
@@ -335,7 +346,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   for (int64_t j = 0; j < blocks; ++j) {
     atBlock(j);
     auto [indices, permutation] =
-        tileAccess(rewriter, loc, op, out, tile, m, n);
+        tileAccess(rewriter, loc, op, out, tile.ivs, m, n);
     vector::TransferWriteOp::create(
         rewriter, loc, steps.getResult(j), out.get(), indices,
         AffineMapAttr::get(permutation),

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -37,14 +38,20 @@ namespace mlir::dat {
 
 namespace {
 
-/// Which MMA operand a vector tile is, by its shape.
-enum class Role { A, B, C };
+/// Which MMA operand a vector tile is, by its shape; or a row vector of a
+/// 16-row accumulator tile (one value per row).
+enum class Role { A, B, C, Row };
 
 std::optional<Role> roleOf(Type type) {
   auto vector = dyn_cast<VectorType>(type);
-  if (!vector || vector.getRank() != 2 || vector.isScalable())
+  if (!vector || vector.isScalable())
     return std::nullopt;
   ArrayRef<int64_t> shape = vector.getShape();
+  if (shape == ArrayRef<int64_t>{kWarpMmaM} ||
+      shape == ArrayRef<int64_t>{kWarpMmaM, 1})
+    return Role::Row;
+  if (vector.getRank() != 2)
+    return std::nullopt;
   if (shape[0] == kWarpMmaM && shape[1] == kWarpMmaK)
     return Role::A;
   if (shape[0] == kWarpMmaN && shape[1] == kWarpMmaK)
@@ -54,7 +61,16 @@ std::optional<Role> roleOf(Type type) {
   return std::nullopt;
 }
 
-int64_t fragmentSize(Role role) { return role == Role::A ? 8 : 4; }
+int64_t fragmentSize(Role role) {
+  switch (role) {
+  case Role::A:
+    return 8;
+  case Role::Row:
+    return 2;
+  default:
+    return 4;
+  }
+}
 
 /// The (row, column) in its tile of each element of the lane's fragment.
 SmallVector<std::pair<Value, Value>>
@@ -82,6 +98,9 @@ fragmentCoordinates(OpBuilder &b, Location loc, Role role) {
       break;
     case Role::C:
       coordinates.emplace_back(plus(g, 8 * reg), plus(t2, half));
+      break;
+    case Role::Row:
+      coordinates.emplace_back(plus(g, 8 * e), index(0));
       break;
     }
   }
@@ -297,6 +316,265 @@ struct ContractToMmaSync final : OpConversionPattern<vector::ContractionOp> {
   }
 };
 
+/// The elements of a fragment.
+SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value fragment) {
+  SmallVector<Value> elements;
+  for (int64_t i = 0, e = cast<VectorType>(fragment.getType()).getNumElements();
+       i < e; ++i)
+    elements.push_back(vector::ExtractOp::create(b, loc, fragment, i));
+  return elements;
+}
+
+/// An elementwise arith or math op on tiles (buildWarpRowProgram's softmax
+/// updates) acts on the lane's elements, one scalar op each.
+struct ScalarizeFragmentOp final : ConversionPattern {
+  ScalarizeFragmentOp(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() || isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return failure();
+    Type original = op->getResult(0).getType();
+    auto fragment =
+        dyn_cast_or_null<VectorType>(getTypeConverter()->convertType(original));
+    if (!fragment || fragment == original)
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<SmallVector<Value>> inputs;
+    for (Value operand : operands) {
+      if (!isa<VectorType>(operand.getType()))
+        return rewriter.notifyMatchFailure(op, "a scalar operand");
+      inputs.push_back(elementsOf(rewriter, loc, operand));
+      if (static_cast<int64_t>(inputs.back().size()) !=
+          fragment.getNumElements())
+        return rewriter.notifyMatchFailure(op, "fragments of other sizes");
+    }
+    SmallVector<Value> results;
+    for (int64_t e = 0; e < fragment.getNumElements(); ++e) {
+      OperationState state(loc, op->getName());
+      for (const SmallVector<Value> &input : inputs)
+        state.addOperands(input[e]);
+      state.addAttributes(op->getAttrs());
+      state.addTypes(fragment.getElementType());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, fragment, results);
+    return success();
+  }
+};
+
+/// A splat constant tile: the splat fragment.
+struct FragmentConstant final : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<VectorType>(
+        getTypeConverter()->convertType(op.getType()));
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!type || type == op.getType() || !splat)
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, SplatElementsAttr::get(type, splat.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+/// Broadcasts to a tile or row vector: of a scalar (every element), of a row
+/// vector to a 16×8 tile (the lane's rows g and g + 8), of the column
+/// indices (vector.step of 8) to a tile (the lane's columns 2t, 2t + 1).
+struct FragmentBroadcast final : OpConversionPattern<vector::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<Role> role = roleOf(op.getResultVectorType());
+    if (!role)
+      return failure();
+    auto fragment =
+        cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Location loc = op.getLoc();
+    Value source = adaptor.getSource();
+    SmallVector<Value> elements;
+    if (!isa<VectorType>(source.getType())) {
+      elements.assign(fragment.getNumElements(), source);
+    } else if (*role == Role::C && roleOf(op.getSourceType()) == Role::Row) {
+      SmallVector<Value> rows = elementsOf(rewriter, loc, source);
+      elements = {rows[0], rows[0], rows[1], rows[1]};
+    } else if (*role == Role::C &&
+               op.getSource().getDefiningOp<vector::StepOp>() &&
+               cast<VectorType>(op.getSourceType()).getShape() ==
+                   ArrayRef<int64_t>{kWarpMmaN}) {
+      SmallVector<std::pair<Value, Value>> coordinates =
+          fragmentCoordinates(rewriter, loc, Role::C);
+      for (auto [row, column] : coordinates)
+        elements.push_back(column);
+    } else {
+      return rewriter.notifyMatchFailure(op, "not a broadcast of fragments");
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, fragment, elements);
+    return success();
+  }
+};
+
+/// vector<16xT> <-> vector<16x1xT>: the same fragment.
+struct FragmentShapeCast final : OpConversionPattern<vector::ShapeCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::ShapeCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (roleOf(op.getSourceVectorType()) != Role::Row ||
+        roleOf(op.getResultVectorType()) != Role::Row)
+      return failure();
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+/// The row indices 0..15: the lane's rows g and g + 8.
+struct FragmentStep final : OpConversionPattern<vector::StepOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::StepOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (roleOf(op.getType()) != Role::Row)
+      return failure();
+    SmallVector<Value> rows;
+    for (auto [row, column] :
+         fragmentCoordinates(rewriter, op.getLoc(), Role::Row))
+      rows.push_back(row);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()), rows);
+    return success();
+  }
+};
+
+/// A mask of the first rows and columns of a tile: the lane's elements in it.
+struct FragmentCreateMask final : OpConversionPattern<vector::CreateMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::CreateMaskOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<Role> role = roleOf(op.getType());
+    if (!role || *role == Role::Row)
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> elements;
+    for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
+      Value inRows =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, row,
+                                adaptor.getOperands()[0]);
+      Value inColumns =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                column, adaptor.getOperands()[1]);
+      elements.push_back(
+          arith::AndIOp::create(rewriter, loc, inRows, inColumns));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()), elements);
+    return success();
+  }
+};
+
+/// A constant mask (a create_mask folded): likewise.
+struct FragmentConstantMask final
+    : OpConversionPattern<vector::ConstantMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::ConstantMaskOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<Role> role = roleOf(op.getType());
+    if (!role || *role == Role::Row)
+      return failure();
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> sizes = op.getMaskDimSizes();
+    Value rows = arith::ConstantIndexOp::create(rewriter, loc, sizes[0]);
+    Value columns = arith::ConstantIndexOp::create(rewriter, loc, sizes[1]);
+    SmallVector<Value> elements;
+    for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
+      Value inRows = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, row, rows);
+      Value inColumns = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, column, columns);
+      elements.push_back(
+          arith::AndIOp::create(rewriter, loc, inRows, inColumns));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()), elements);
+    return success();
+  }
+};
+
+/// A 16×8 tile's row reduction: the lane's two elements of each of its rows,
+/// then the other three lanes of the row (lanes 4g..4g+3: shuffles across
+/// lane bits 0 and 1), then the accumulator.
+struct FragmentRowReduction final
+    : OpConversionPattern<vector::MultiDimReductionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::MultiDimReductionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (roleOf(op.getSourceVectorType()) != Role::C ||
+        roleOf(op.getType()) != Role::Row ||
+        op.getReductionMask() != ArrayRef<bool>{false, true})
+      return failure();
+    Location loc = op.getLoc();
+    vector::CombiningKind kind = op.getKind();
+    SmallVector<Value> x = elementsOf(rewriter, loc, adaptor.getSource());
+    SmallVector<Value> acc = elementsOf(rewriter, loc, adaptor.getAcc());
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < 2; ++r) {
+      Value v = vector::makeArithReduction(rewriter, loc, kind, x[2 * r],
+                                           x[2 * r + 1]);
+      for (int32_t offset : {1, 2}) {
+        Value other = gpu::ShuffleOp::create(rewriter, loc, v, offset,
+                                             kWarpSize, gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        v = vector::makeArithReduction(rewriter, loc, kind, v, other);
+      }
+      rows.push_back(
+          vector::makeArithReduction(rewriter, loc, kind, v, acc[r]));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()), rows);
+    return success();
+  }
+};
+
+/// Two 16×8 tiles as the column halves of a 16×16 A tile: the A fragment's
+/// first four elements are the left C fragment's, the last four the right's.
+struct FragmentInsertHalf final
+    : OpConversionPattern<vector::InsertStridedSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::InsertStridedSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<int64_t> offsets, strides;
+    for (Attribute a : op.getOffsets())
+      offsets.push_back(cast<IntegerAttr>(a).getInt());
+    for (Attribute a : op.getStrides())
+      strides.push_back(cast<IntegerAttr>(a).getInt());
+    if (roleOf(op.getSourceVectorType()) != Role::C ||
+        roleOf(op.getDestVectorType()) != Role::A || offsets[0] != 0 ||
+        (offsets[1] != 0 && offsets[1] != kWarpMmaN) ||
+        strides != SmallVector<int64_t>{1, 1})
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> dest = elementsOf(rewriter, loc, adaptor.getDest());
+    SmallVector<Value> half =
+        elementsOf(rewriter, loc, adaptor.getValueToStore());
+    int64_t first = offsets[1] == 0 ? 0 : 4;
+    for (int64_t e = 0; e < 4; ++e)
+      dest[first + e] = half[e];
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getDestVectorType()), dest);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateWarpMmaTypeConversions(TypeConverter &converter) {
@@ -313,8 +591,11 @@ void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns) {
   patterns.add<ReadFragment, WriteFragment, ContractToMmaSync,
                ConvertFragmentCast<arith::ExtFOp>,
-               ConvertFragmentCast<arith::TruncFOp>>(converter,
-                                                     patterns.getContext());
+               ConvertFragmentCast<arith::TruncFOp>, ScalarizeFragmentOp,
+               FragmentConstant, FragmentBroadcast, FragmentShapeCast,
+               FragmentStep, FragmentCreateMask, FragmentConstantMask,
+               FragmentRowReduction, FragmentInsertHalf>(converter,
+                                                         patterns.getContext());
 }
 
 namespace {
@@ -327,11 +608,9 @@ struct GPUWarpMmaToNVVMPass final
     RewritePatternSet patterns(ctx);
     populateWarpMmaToNVVMPatterns(converter, patterns);
     ConversionTarget target(*ctx);
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    auto legal = [&](Operation *op) { return converter.isLegal(op); };
-    target.addDynamicallyLegalOp<vector::TransferReadOp,
-                                 vector::TransferWriteOp, vector::ContractionOp,
-                                 arith::ExtFOp, arith::TruncFOp>(legal);
+    // Every op on tiles or row vectors becomes one on fragments.
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -1,0 +1,875 @@
+//===- WarpRowPrograms.cpp - a flash tile's rows in warp registers --------===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// FlashAttention-2's structure for a flash tile loop: each warp owns 16 rows
+// of the tile, and its rows of every per-row tile buffer (the scores and
+// probabilities, the online softmax's row maxima and sums, the output
+// accumulator) stay in registers for the whole key loop: 16×8 MMA
+// accumulator tiles (vector<16x8xT>) and row vectors (vector<16xT>). The
+// bf16 contractions are mma tiles whose A operand is either staged in shared
+// memory (the query tile) or the probabilities in registers; elementwise ops
+// act on the tiles; row reductions reduce them. The only linalg ops left are
+// the staging copies of the blocks every warp reads (query tile, key and
+// value blocks), each followed by the block's one barrier.
+//
+// The program is ordinary vector IR: with `emulate` the warps run one after
+// another on the CPU (the golden cases check it there), and
+// dat-gpu-warp-mma-to-nvvm distributes it over the lanes on the device.
+//
+// The rewrite takes a body or leaves it alone: every op touching a per-row
+// buffer must be one of the forms below (a fill, an MMA contraction, an
+// elementwise or row-reduction linalg.generic of arith and math ops, the
+// final write of the output), or the tile keeps the block-wide mapping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/WarpMma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::dat {
+
+namespace {
+
+/// At most this many warps per block (256 threads): 128 rows.
+constexpr int64_t kMaxWarps = 8;
+/// At most this many 16×8 tiles per row strip of one buffer (128 columns):
+/// the registers a lane holds for it (4 per tile) must fit with the rest.
+constexpr int64_t kMaxColumnTiles = 16;
+/// Contractions whose reduction is longer are not unrolled.
+constexpr int64_t kMaxReductionSteps = 16;
+
+/// A per-row tile buffer: [1, .., 1, R] (a row vector per warp) or
+/// [1, .., 1, R, C] (`columnTiles` 16×8 tiles per warp).
+struct RowBuffer {
+  bool tile = false;
+  int64_t columnTiles = 1;
+  /// The buffer's columns (tile buffers): the valid part of the last tile.
+  OpFoldResult columns;
+};
+
+struct Analysis {
+  /// The row dim's position in every per-row buffer.
+  unsigned rowDim = 0;
+  /// Upper bound of the rows.
+  int64_t rows = 0;
+  llvm::MapVector<Value, RowBuffer> buffers;
+  /// Contractions and generics to rewrite.
+  SmallPtrSet<Operation *, 16> ops;
+};
+
+/// Upper bound of dim `dim` of the buffer or view `shaped`: its size, or the
+/// bound of the size its allocation or view was made with (tile sizes are
+/// affine.min of the tile and what is left).
+std::optional<int64_t> upperBound(Value shaped, int64_t dim) {
+  auto type = cast<MemRefType>(shaped.getType());
+  if (!type.isDynamicDim(dim))
+    return type.getDimSize(dim);
+  Value size;
+  if (auto alloc = shaped.getDefiningOp<memref::AllocOp>())
+    size = alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)];
+  else if (auto view = shaped.getDefiningOp<memref::SubViewOp>())
+    size = dyn_cast<Value>(view.getMixedSizes()[dim]);
+  if (!size)
+    return std::nullopt;
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (failed(bound) || *bound < 1)
+    return std::nullopt;
+  return *bound;
+}
+
+/// The combining kind of a reduction body `combine(x, out)` and x, where
+/// `out` (the accumulator) is used there only.
+std::optional<std::pair<vector::CombiningKind, Value>>
+reductionCombiner(linalg::GenericOp op) {
+  Block *body = op.getBody();
+  BlockArgument out = body->getArguments().back();
+  Operation *combine = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 || !out.hasOneUse() ||
+      combine->getBlock() != body)
+    return std::nullopt;
+  Value x = combine->getOperand(0) == out   ? combine->getOperand(1)
+            : combine->getOperand(1) == out ? combine->getOperand(0)
+                                            : Value();
+  if (!x)
+    return std::nullopt;
+  std::optional<vector::CombiningKind> kind =
+      TypeSwitch<Operation *, std::optional<vector::CombiningKind>>(combine)
+          .Case([](arith::AddFOp) { return vector::CombiningKind::ADD; })
+          .Case([](arith::MulFOp) { return vector::CombiningKind::MUL; })
+          .Case(
+              [](arith::MaximumFOp) { return vector::CombiningKind::MAXIMUMF; })
+          .Case(
+              [](arith::MinimumFOp) { return vector::CombiningKind::MINIMUMF; })
+          .Case([](arith::MaxNumFOp) { return vector::CombiningKind::MAXNUMF; })
+          .Case([](arith::MinNumFOp) { return vector::CombiningKind::MINNUMF; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return std::nullopt;
+  return std::make_pair(*kind, x);
+}
+
+/// The identity of a combining kind, as a float attribute of `type`.
+TypedAttr reductionIdentity(vector::CombiningKind kind, FloatType type) {
+  const llvm::fltSemantics &sem = type.getFloatSemantics();
+  switch (kind) {
+  case vector::CombiningKind::ADD:
+    return FloatAttr::get(type, 0.0);
+  case vector::CombiningKind::MUL:
+    return FloatAttr::get(type, 1.0);
+  case vector::CombiningKind::MAXIMUMF:
+  case vector::CombiningKind::MAXNUMF:
+    return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
+  default:
+    return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
+  }
+}
+
+/// Whether the body of `op` is arith and math ops on scalars the rewrite can
+/// apply to tiles (and linalg.index).
+bool hasElementwiseBody(linalg::GenericOp op) {
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    if (isa<linalg::IndexOp>(inner))
+      continue;
+    if (isa<arith::ConstantOp>(inner) &&
+        isa<IntegerType, FloatType, IndexType>(inner.getResult(0).getType()))
+      continue;
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
+        !inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() ||
+        inner.getNumResults() != 1)
+      return false;
+    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+    if (!llvm::all_of(inner.getOperandTypes(), scalar) ||
+        !scalar(inner.getResult(0).getType()))
+      return false;
+  }
+  return true;
+}
+
+class Analyzer {
+public:
+  Analyzer(scf::ForallOp forall) : forall(forall) {}
+
+  /// Fills `an`; fails where the body is not of the form the rewrite takes.
+  LogicalResult run(Analysis &an);
+
+private:
+  bool isTileBuffer(Value v) {
+    auto alloc = v.getDefiningOp<memref::AllocOp>();
+    return alloc && forall->isAncestor(alloc);
+  }
+  LogicalResult addBuffer(Analysis &an, memref::AllocOp alloc);
+  LogicalResult checkContraction(Analysis &an, linalg::LinalgOp op);
+  LogicalResult checkGeneric(Analysis &an, linalg::GenericOp op);
+
+  scf::ForallOp forall;
+};
+
+LogicalResult Analyzer::addBuffer(Analysis &an, memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  int64_t rank = type.getRank();
+  if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+      !type.getElementType().isIntOrFloat() ||
+      (rank != an.rowDim + 1 && rank != an.rowDim + 2))
+    return failure();
+  for (int64_t d = 0; d < an.rowDim; ++d)
+    if (type.getDimSize(d) != 1)
+      return failure();
+  std::optional<int64_t> rows = upperBound(alloc, an.rowDim);
+  if (!rows || *rows != an.rows)
+    return failure();
+  // Directly in the tile body or in a loop of it (whose iterations carry the
+  // registers), not under a condition.
+  for (Operation *p = alloc->getParentOp(); p != forall; p = p->getParentOp())
+    if (!isa<scf::ForOp>(p))
+      return failure();
+  RowBuffer buffer;
+  if (rank == an.rowDim + 2) {
+    std::optional<int64_t> columns = upperBound(alloc, an.rowDim + 1);
+    if (!columns)
+      return failure();
+    buffer.tile = true;
+    buffer.columnTiles = llvm::divideCeil(*columns, kWarpMmaN);
+    if (buffer.columnTiles > kMaxColumnTiles)
+      return failure();
+    if (type.isDynamicDim(an.rowDim + 1))
+      buffer.columns =
+          alloc.getDynamicSizes()[type.getDynamicDimIndex(an.rowDim + 1)];
+    else
+      buffer.columns = OpBuilder(alloc).getIndexAttr(type.getDimSize(rank - 1));
+  }
+  an.buffers.insert({alloc.getResult(), buffer});
+  return success();
+}
+
+LogicalResult Analyzer::checkContraction(Analysis &an, linalg::LinalgOp op) {
+  std::optional<linalg::ContractionDimensions> dims = warpMmaDims(op);
+  if (!dims)
+    return failure();
+  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned batch : dims->batch)
+    if (ranges[batch] != 1)
+      return failure();
+  auto resultIs = [&](OpOperand &operand, unsigned position, unsigned loop) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    return position < map.getNumResults() &&
+           map.getResult(position) == getAffineDimExpr(loop, op.getContext());
+  };
+  OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1),
+            &out = op->getOpOperand(2);
+  auto outBuffer = an.buffers.find(out.get());
+  if (outBuffer == an.buffers.end() || !outBuffer->second.tile ||
+      !resultIs(out, an.rowDim, m) || !resultIs(out, an.rowDim + 1, n))
+    return failure();
+  // B is staged (read by all warps); A is staged or a per-row tile buffer.
+  if (an.buffers.contains(rhs.get()))
+    return failure();
+  auto lhsBuffer = an.buffers.find(lhs.get());
+  if (lhsBuffer != an.buffers.end()) {
+    if (!lhsBuffer->second.tile || !resultIs(lhs, an.rowDim, m) ||
+        !resultIs(lhs, an.rowDim + 1, k) ||
+        llvm::divideCeil(lhsBuffer->second.columnTiles, 2) > kMaxReductionSteps)
+      return failure();
+  } else {
+    std::optional<int64_t> depth;
+    AffineMap map = op.getMatchingIndexingMap(&lhs);
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr == getAffineDimExpr(k, op.getContext()))
+        depth = upperBound(lhs.get(), i);
+    if (!depth || llvm::divideCeil(*depth, kWarpMmaK) > kMaxReductionSteps)
+      return failure();
+  }
+  an.ops.insert(op);
+  return success();
+}
+
+LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || !hasElementwiseBody(op))
+    return failure();
+  unsigned loops = op.getNumLoops();
+  bool columns = loops == an.rowDim + 2;
+  if (!columns && loops != an.rowDim + 1)
+    return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return failure();
+  bool reduction = iterators.back() == utils::IteratorType::reduction;
+  if (reduction && (!columns || !reductionCombiner(op)))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
+  AffineMap rowsOnly = identity.dropResult(loops - 1);
+  int64_t columnTiles = 0;
+  auto sameColumns = [&](int64_t tiles) {
+    if (columnTiles && columnTiles != tiles)
+      return false;
+    columnTiles = tiles;
+    return true;
+  };
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto buffer = an.buffers.find(input->get());
+    if (buffer == an.buffers.end())
+      return failure();
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (buffer->second.tile) {
+      if (!columns || map != identity ||
+          !sameColumns(buffer->second.columnTiles))
+        return failure();
+    } else if (map != (columns ? rowsOnly : identity)) {
+      return failure();
+    }
+  }
+  OpOperand &out = *op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(&out);
+  auto buffer = an.buffers.find(out.get());
+  if (buffer != an.buffers.end()) {
+    if (reduction) {
+      if (buffer->second.tile || outMap != rowsOnly)
+        return failure();
+    } else if (outMap != identity ||
+               (buffer->second.tile &&
+                !sameColumns(buffer->second.columnTiles))) {
+      return failure();
+    }
+  } else {
+    // The result, written to a view of global memory: [1, .., 1, R, C]
+    // without reading it.
+    auto type = dyn_cast<MemRefType>(out.get().getType());
+    if (reduction || !columns || outMap != identity || !type ||
+        isTileBuffer(out.get()) ||
+        !op.getMatchingBlockArgument(&out).use_empty())
+      return failure();
+    for (unsigned d = 0; d < an.rowDim; ++d)
+      if (type.getDimSize(d) != 1)
+        return failure();
+    std::optional<int64_t> rows = upperBound(out.get(), an.rowDim);
+    std::optional<int64_t> cols = upperBound(out.get(), an.rowDim + 1);
+    if (!rows || *rows > an.rows || !cols ||
+        !sameColumns(llvm::divideCeil(*cols, kWarpMmaN)))
+      return failure();
+  }
+  if (columns && !columnTiles)
+    return failure();
+  an.ops.insert(op);
+  return success();
+}
+
+LogicalResult Analyzer::run(Analysis &an) {
+  if (forall.getNumResults() || forall.getRank() < 1)
+    return failure();
+  Block *body = forall.getBody();
+  // The staged buffers, which the whole block writes and every warp reads:
+  // allocations that only linalg ops other than MMA contractions write,
+  // from memory outside the tile or other staged buffers (the query tile,
+  // key and value blocks, with a fused prologue such as RoPE). Every other
+  // tile buffer is a candidate for registers.
+  SmallVector<memref::AllocOp> allocs;
+  body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  DenseSet<Value> staged;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (memref::AllocOp alloc : allocs) {
+      if (staged.contains(alloc))
+        continue;
+      bool blockWide = true, written = false;
+      for (Operation *user : alloc->getUsers()) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+        if (!linalgOp ||
+            !llvm::is_contained(linalgOp.getDpsInits(), alloc.getResult()))
+          continue;
+        written = true;
+        blockWide &= !isWarpMmaContraction(linalgOp) &&
+                     llvm::all_of(linalgOp.getDpsInputs(), [&](Value in) {
+                       return !isa<MemRefType>(in.getType()) ||
+                              !isTileBuffer(in) || staged.contains(in);
+                     });
+      }
+      if (written && blockWide) {
+        staged.insert(alloc);
+        grew = true;
+      }
+    }
+  }
+  // The row dim: where the first contraction into a tile buffer puts its m.
+  body->walk([&](linalg::LinalgOp op) {
+    if (!isWarpMmaContraction(op) || !isTileBuffer(op.getDpsInits()[0]) ||
+        staged.contains(op.getDpsInits()[0]))
+      return WalkResult::advance();
+    std::optional<linalg::ContractionDimensions> dims = warpMmaDims(op);
+    AffineMap out = op.getIndexingMapsArray()[2];
+    std::optional<unsigned> position = out.getResultPosition(
+        getAffineDimExpr(dims->m.front(), op.getContext()));
+    if (position) {
+      an.rowDim = *position;
+      an.rows = upperBound(op.getDpsInits()[0], *position).value_or(0);
+    }
+    return WalkResult::interrupt();
+  });
+  if (an.rows < 1 || an.rows > kWarpMmaM * kMaxWarps)
+    return failure();
+  for (memref::AllocOp alloc : allocs)
+    if (!staged.contains(alloc) && failed(addBuffer(an, alloc)))
+      return failure();
+
+  // Every op that touches a per-row buffer is one the rewrite takes.
+  WalkResult walk = body->walk([&](Operation *op) {
+    bool touches = llvm::any_of(
+        op->getOperands(), [&](Value v) { return an.buffers.contains(v); });
+    if (isa<memref::AllocOp>(op))
+      return WalkResult::advance();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return WalkResult::interrupt();
+      Value init =
+          linalgOp.getNumDpsInits() == 1 ? linalgOp.getDpsInits()[0] : Value();
+      if (!touches)
+        return WalkResult::advance();
+      // Above a per-row op, only loops.
+      for (Operation *p = op->getParentOp(); p != forall; p = p->getParentOp())
+        if (!isa<scf::ForOp>(p))
+          return WalkResult::interrupt();
+      if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+        if (!an.buffers.contains(init) ||
+            !fill.value().getType().isIntOrIndexOrFloat())
+          return WalkResult::interrupt();
+        an.ops.insert(op);
+        return WalkResult::advance();
+      }
+      if (isWarpMmaContraction(linalgOp))
+        return failed(checkContraction(an, linalgOp)) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+      if (auto generic = dyn_cast<linalg::GenericOp>(op))
+        return failed(checkGeneric(an, generic)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+      return WalkResult::interrupt();
+    }
+    if (touches && !isa<memref::DeallocOp>(op))
+      return WalkResult::interrupt();
+    if (auto loop = dyn_cast<scf::ForOp>(op); loop && loop.getNumResults())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || an.ops.empty())
+    return failure();
+  // Nothing else reads a per-row buffer: every op that does is in an.ops or
+  // a deallocation.
+  return success();
+}
+
+/// Builds the warp's program in place of the per-row ops.
+class Builder {
+public:
+  Builder(RewriterBase &rewriter, Analysis &an, Value rowStart)
+      : rw(rewriter), an(an), rowStart(rowStart) {}
+
+  LogicalResult rewriteBlock(Block *block);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(rw, at, v); }
+  VectorType tileType(Type element) {
+    return VectorType::get({kWarpMmaM, kWarpMmaN}, element);
+  }
+  VectorType rowType(Type element) {
+    return VectorType::get({kWarpMmaM}, element);
+  }
+  Value splat(VectorType type, TypedAttr value) {
+    return arith::ConstantOp::create(rw, at,
+                                     SplatElementsAttr::get(type, value));
+  }
+  Value zeros(VectorType type) {
+    return splat(type, cast<TypedAttr>(rw.getZeroAttr(type.getElementType())));
+  }
+  /// The warp's current values of `buffer` (zeros before any write).
+  SmallVector<Value> valuesOf(Value buffer);
+  /// A row vector as a tile: each row's value in all 8 columns.
+  Value rowsAsTile(Value rows);
+  /// Tile `j` of a buffer with `columns` columns: which elements are in it.
+  Value columnMask(OpFoldResult columns, int64_t j);
+  Value rowIndices(bool tile);
+  Value columnIndices(int64_t j);
+
+  void rewriteFill(linalg::FillOp op);
+  void rewriteContraction(linalg::LinalgOp op);
+  void rewriteGeneric(linalg::GenericOp op);
+  LogicalResult rewriteLoop(scf::ForOp loop);
+
+  RewriterBase &rw;
+  Analysis &an;
+  Value rowStart;
+  Location at = UnknownLoc::get(rw.getContext());
+  DenseMap<Value, SmallVector<Value>> values;
+};
+
+SmallVector<Value> Builder::valuesOf(Value buffer) {
+  auto it = values.find(buffer);
+  if (it != values.end())
+    return it->second;
+  const RowBuffer &info = an.buffers.lookup(buffer);
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  if (!info.tile)
+    return {zeros(rowType(element))};
+  return SmallVector<Value>(info.columnTiles, zeros(tileType(element)));
+}
+
+Value Builder::rowsAsTile(Value rows) {
+  auto type = cast<VectorType>(rows.getType());
+  Value column = vector::ShapeCastOp::create(
+      rw, at, VectorType::get({kWarpMmaM, 1}, type.getElementType()), rows);
+  return vector::BroadcastOp::create(rw, at, tileType(type.getElementType()),
+                                     column);
+}
+
+Value Builder::columnMask(OpFoldResult columns, int64_t j) {
+  Value count = getValueOrCreateConstantIndexOp(rw, at, columns);
+  Value left = arith::SubIOp::create(rw, at, count, index(j * kWarpMmaN));
+  left = arith::MaxSIOp::create(rw, at, left, index(0));
+  return vector::CreateMaskOp::create(
+      rw, at, VectorType::get({kWarpMmaM, kWarpMmaN}, rw.getI1Type()),
+      ValueRange{index(kWarpMmaM), left});
+}
+
+Value Builder::rowIndices(bool tile) {
+  Value step = vector::StepOp::create(rw, at, rowType(rw.getIndexType()));
+  Value start =
+      vector::BroadcastOp::create(rw, at, rowType(rw.getIndexType()), rowStart);
+  Value rows = arith::AddIOp::create(rw, at, step, start);
+  return tile ? rowsAsTile(rows) : rows;
+}
+
+Value Builder::columnIndices(int64_t j) {
+  Value step = vector::StepOp::create(
+      rw, at, VectorType::get({kWarpMmaN}, rw.getIndexType()));
+  Value tile =
+      vector::BroadcastOp::create(rw, at, tileType(rw.getIndexType()), step);
+  Value start = vector::BroadcastOp::create(rw, at, tileType(rw.getIndexType()),
+                                            index(j * kWarpMmaN));
+  return arith::AddIOp::create(rw, at, tile, start);
+}
+
+void Builder::rewriteFill(linalg::FillOp op) {
+  Value buffer = op.getDpsInits()[0];
+  const RowBuffer &info = an.buffers.lookup(buffer);
+  Value scalar = op.value();
+  VectorType type =
+      info.tile ? tileType(scalar.getType()) : rowType(scalar.getType());
+  Value value = vector::BroadcastOp::create(rw, at, type, scalar);
+  values[buffer] = SmallVector<Value>(info.tile ? info.columnTiles : 1, value);
+}
+
+void Builder::rewriteContraction(linalg::LinalgOp op) {
+  linalg::ContractionDimensions dims = *warpMmaDims(op);
+  unsigned m = dims.m.front(), n = dims.n.front(), k = dims.k.front();
+  OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1);
+  Value out = op.getDpsInits()[0];
+  SmallVector<Value> accs = valuesOf(out);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto whole = [&](unsigned loop, int64_t size) {
+    return !ShapedType::isDynamic(ranges[loop]) && ranges[loop] % size == 0;
+  };
+  bool rowsWhole = whole(m, kWarpMmaM) && ranges[m] == an.rows;
+  bool colsWhole = whole(n, kWarpMmaN) &&
+                   ranges[n] == static_cast<int64_t>(accs.size()) * kWarpMmaN;
+  bool depthWhole = whole(k, kWarpMmaK);
+  SmallVector<Value> ivs(op.getNumLoops(), index(0));
+  ivs[m] = rowStart;
+
+  auto lhsBuffer = an.buffers.find(lhs.get());
+  int64_t steps;
+  SmallVector<Value> lhsTiles;
+  OpFoldResult lhsColumns;
+  if (lhsBuffer != an.buffers.end()) {
+    lhsTiles = valuesOf(lhs.get());
+    lhsColumns = lhsBuffer->second.columns;
+    steps = llvm::divideCeil(lhsTiles.size(), 2);
+  } else {
+    std::optional<int64_t> depth;
+    AffineMap map = op.getMatchingIndexingMap(&lhs);
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr == getAffineDimExpr(k, op.getContext()))
+        depth = upperBound(lhs.get(), i);
+    steps = llvm::divideCeil(*depth, kWarpMmaK);
+  }
+  Type bf16 = rw.getBF16Type();
+  for (int64_t s = 0; s < steps; ++s) {
+    Value a;
+    if (!lhsTiles.empty()) {
+      // The probabilities in registers: two 16×8 accumulator tiles are the
+      // two column halves of a 16×16 A tile (in the lanes' fragments too).
+      // Columns past the buffer's end are zeros.
+      a = zeros(VectorType::get({kWarpMmaM, kWarpMmaK}, bf16));
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t j = 2 * s + half;
+        if (j >= static_cast<int64_t>(lhsTiles.size()))
+          break;
+        Value tile = lhsTiles[j];
+        auto type = cast<VectorType>(tile.getType());
+        tile = arith::SelectOp::create(rw, at, columnMask(lhsColumns, j), tile,
+                                       zeros(type));
+        if (!type.getElementType().isBF16())
+          tile = arith::TruncFOp::create(rw, at, type.clone(bf16), tile);
+        a = vector::InsertStridedSliceOp::create(
+            rw, at, tile, a, ArrayRef<int64_t>{0, half * kWarpMmaN},
+            ArrayRef<int64_t>{1, 1});
+      }
+    } else {
+      ivs[k] = index(s * kWarpMmaK);
+      a = readWarpMmaTile(rw, at, op, lhs, ivs, m, k, {kWarpMmaM, kWarpMmaK},
+                          {rowsWhole, depthWhole});
+    }
+    a = warpMmaOperand(rw, at, a);
+    ivs[k] = index(s * kWarpMmaK);
+    for (int64_t j = 0, e = accs.size(); j < e; ++j) {
+      ivs[n] = index(j * kWarpMmaN);
+      Value b = warpMmaOperand(rw, at,
+                               readWarpMmaTile(rw, at, op, rhs, ivs, n, k,
+                                               {kWarpMmaN, kWarpMmaK},
+                                               {colsWhole, depthWhole}));
+      accs[j] = buildWarpMmaContract(rw, at, a, b, accs[j]);
+    }
+  }
+  values[out] = accs;
+}
+
+void Builder::rewriteGeneric(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  bool columns = loops == an.rowDim + 2;
+  bool reduction =
+      op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+  OpOperand &out = *op.getDpsInitOperand(0);
+  auto outBuffer = an.buffers.find(out.get());
+  bool toRegisters = outBuffer != an.buffers.end();
+  Block *body = op.getBody();
+
+  // Tiles per row strip: any tile operand's (the analysis checked they
+  // agree), else the global output's.
+  int64_t tiles = 1;
+  OpFoldResult tileColumns;
+  if (columns) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto buffer = an.buffers.find(operand.get());
+      if (buffer != an.buffers.end() && buffer->second.tile) {
+        tiles = buffer->second.columnTiles;
+        tileColumns = buffer->second.columns;
+        break;
+      }
+    }
+    if (!tileColumns)
+      tiles =
+          llvm::divideCeil(*upperBound(out.get(), an.rowDim + 1), kWarpMmaN);
+  }
+  std::optional<std::pair<vector::CombiningKind, Value>> combiner;
+  Operation *combineOp = nullptr;
+  if (reduction) {
+    combiner = reductionCombiner(op);
+    combineOp = body->getTerminator()->getOperand(0).getDefiningOp();
+  }
+  SmallVector<Value> outValues;
+  if (toRegisters)
+    outValues = valuesOf(out.get());
+  Value acc = reduction ? outValues.front() : Value();
+
+  SmallVector<Value> results;
+  Value partial;
+  for (int64_t j = 0; j < tiles; ++j) {
+    IRMapping map;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      const RowBuffer &info = an.buffers.lookup(input->get());
+      SmallVector<Value> current = valuesOf(input->get());
+      Value v = info.tile ? current[j]
+                : columns ? rowsAsTile(current.front())
+                          : current.front();
+      map.map(op.getMatchingBlockArgument(input), v);
+    }
+    if (toRegisters && !reduction)
+      map.map(op.getMatchingBlockArgument(&out),
+              outBuffer->second.tile ? outValues[j] : outValues.front());
+    SmallVector<int64_t> shape =
+        columns ? SmallVector<int64_t>{kWarpMmaM, kWarpMmaN}
+                : SmallVector<int64_t>{kWarpMmaM};
+    for (Operation &inner : body->without_terminator()) {
+      if (&inner == combineOp)
+        continue;
+      Value result;
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+        if (idx.getDim() == an.rowDim)
+          result = rowIndices(columns);
+        else if (columns && idx.getDim() == an.rowDim + 1)
+          result = columnIndices(j);
+        else
+          result = zeros(VectorType::get(shape, rw.getIndexType()));
+      } else if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+        result = splat(VectorType::get(shape, constant.getType()),
+                       cast<TypedAttr>(constant.getValue()));
+      } else {
+        OperationState state(inner.getLoc(), inner.getName());
+        for (Value operand : inner.getOperands()) {
+          Value mapped = map.lookupOrNull(operand);
+          if (!mapped)
+            // A scalar from outside the body, the same for every element.
+            mapped = vector::BroadcastOp::create(
+                rw, at, VectorType::get(shape, operand.getType()), operand);
+          state.addOperands(mapped);
+        }
+        state.addAttributes(inner.getAttrs());
+        state.addTypes(VectorType::get(shape, inner.getResult(0).getType()));
+        result = rw.create(state)->getResult(0);
+      }
+      map.map(inner.getResult(0), result);
+    }
+    if (reduction) {
+      // Columns past the buffer's end (the last key block's padding) must
+      // not count: the identity there. The tiles combine elementwise first,
+      // so that only one reduction crosses the lanes.
+      Value x = map.lookup(combiner->second);
+      auto type = cast<VectorType>(x.getType());
+      auto element = cast<FloatType>(type.getElementType());
+      x = arith::SelectOp::create(
+          rw, at, columnMask(tileColumns, j), x,
+          splat(type, reductionIdentity(combiner->first, element)));
+      partial = partial ? vector::makeArithReduction(rw, at, combiner->first,
+                                                     partial, x)
+                        : x;
+      continue;
+    }
+    results.push_back(map.lookup(body->getTerminator()->getOperand(0)));
+  }
+
+  if (reduction) {
+    values[out.get()] = {vector::MultiDimReductionOp::create(
+        rw, at, partial, acc, ArrayRef<bool>{false, true}, combiner->first)};
+  } else if (toRegisters) {
+    values[out.get()] = results;
+  } else {
+    // The tile's result rows to global memory; rows and columns past the
+    // view's end are not written.
+    auto type = cast<MemRefType>(out.get().getType());
+    MLIRContext *ctx = rw.getContext();
+    AffineMap permutation =
+        AffineMap::get(loops, 0,
+                       {getAffineDimExpr(an.rowDim, ctx),
+                        getAffineDimExpr(an.rowDim + 1, ctx)},
+                       ctx);
+    bool rowsWhole = !type.isDynamicDim(an.rowDim) &&
+                     type.getDimSize(an.rowDim) == an.rows &&
+                     an.rows % kWarpMmaM == 0;
+    bool colsWhole = !type.isDynamicDim(an.rowDim + 1) &&
+                     type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN;
+    for (auto [j, tile] : llvm::enumerate(results)) {
+      SmallVector<Value> indices(loops, index(0));
+      indices[an.rowDim] = rowStart;
+      indices[an.rowDim + 1] = index(j * kWarpMmaN);
+      vector::TransferWriteOp::create(
+          rw, at, tile, out.get(), indices, AffineMapAttr::get(permutation),
+          /*mask=*/Value(), rw.getBoolArrayAttr({rowsWhole, colsWhole}));
+    }
+  }
+}
+
+LogicalResult Builder::rewriteLoop(scf::ForOp loop) {
+  // The buffers with values that the loop uses carry their registers
+  // through its iterations.
+  SmallVector<Value> carried;
+  for (auto &[buffer, info] : an.buffers) {
+    if (!values.contains(buffer))
+      continue;
+    bool used = false;
+    loop.getBody()->walk([&](Operation *op) {
+      used |= llvm::is_contained(op->getOperands(), buffer);
+    });
+    if (used)
+      carried.push_back(buffer);
+  }
+  if (carried.empty())
+    return rewriteBlock(loop.getBody());
+
+  SmallVector<Value> init;
+  SmallVector<int64_t> counts;
+  for (Value buffer : carried) {
+    SmallVector<Value> current = valuesOf(buffer);
+    counts.push_back(current.size());
+    llvm::append_range(init, current);
+  }
+  auto unflatten = [&](ValueRange flat) {
+    unsigned next = 0;
+    for (auto [buffer, count] : llvm::zip(carried, counts)) {
+      values[buffer] = SmallVector<Value>(flat.slice(next, count));
+      next += count;
+    }
+  };
+  rw.setInsertionPoint(loop);
+  auto carrying =
+      scf::ForOp::create(rw, loop.getLoc(), loop.getLowerBound(),
+                         loop.getUpperBound(), loop.getStep(), init);
+  Block *body = carrying.getBody();
+  rw.mergeBlocks(loop.getBody(), body, {carrying.getInductionVar()});
+  rw.eraseOp(loop);
+  unflatten(carrying.getRegionIterArgs());
+  if (failed(rewriteBlock(body)))
+    return failure();
+  SmallVector<Value> yielded;
+  for (Value buffer : carried)
+    llvm::append_range(yielded, values.lookup(buffer));
+  Operation *yield = body->getTerminator();
+  rw.setInsertionPoint(yield);
+  rw.replaceOpWithNewOp<scf::YieldOp>(yield, yielded);
+  // The buffers the loop allocates are gone after it.
+  for (auto &[buffer, info] : an.buffers)
+    if (carrying->isProperAncestor(buffer.getDefiningOp()))
+      values.erase(buffer);
+  unflatten(carrying.getResults());
+  return success();
+}
+
+LogicalResult Builder::rewriteBlock(Block *block) {
+  for (Operation &op :
+       llvm::make_early_inc_range(block->without_terminator())) {
+    rw.setInsertionPoint(&op);
+    at = op.getLoc();
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (an.buffers.contains(dealloc.getMemref()))
+        rw.eraseOp(dealloc);
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (failed(rewriteLoop(loop)))
+        return failure();
+      continue;
+    }
+    if (!an.ops.contains(&op))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      rewriteFill(fill);
+    else if (auto generic = dyn_cast<linalg::GenericOp>(op);
+             generic && !isWarpMmaContraction(generic))
+      rewriteGeneric(generic);
+    else
+      rewriteContraction(cast<linalg::LinalgOp>(op));
+    rw.eraseOp(&op);
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
+                                       scf::ForallOp forall, bool emulate) {
+  Analysis an;
+  if (failed(Analyzer(forall).run(an)))
+    return failure();
+  int64_t warps = llvm::divideCeil(an.rows, kWarpMmaM);
+  Block *body = forall.getBody();
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPointToStart(body);
+  Value strip;
+  if (emulate) {
+    // The warps one after another, each through the whole body (the staging
+    // copies again: they write the same values).
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, warps);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto sequential = scf::ForOp::create(rewriter, loc, zero, count, one);
+    Block *inner = sequential.getBody();
+    while (sequential->getNextNode() != body->getTerminator())
+      rewriter.moveOpBefore(sequential->getNextNode(), inner->getTerminator());
+    strip = sequential.getInductionVar();
+    body = inner;
+    rewriter.setInsertionPointToStart(inner);
+  } else {
+    Value thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    strip = arith::DivUIOp::create(
+        rewriter, loc, thread,
+        arith::ConstantIndexOp::create(rewriter, loc, kWarpSize));
+  }
+  Value rowStart = arith::MulIOp::create(
+      rewriter, loc, strip,
+      arith::ConstantIndexOp::create(rewriter, loc, kWarpMmaM));
+  Builder builder(rewriter, an, rowStart);
+  if (failed(builder.rewriteBlock(body)))
+    return failure();
+  for (auto &[buffer, info] : an.buffers) {
+    if (!buffer.use_empty())
+      return forall.emitError("dat-gpu-map-tiles: a per-row tile buffer is "
+                              "still used after the warp rewrite"),
+             failure();
+    rewriter.eraseOp(buffer.getDefiningOp());
+  }
+  return warps;
+}
+
+} // namespace mlir::dat
