@@ -312,6 +312,7 @@ def run_entry(d, device, repeat):
     precision = entry.get("precision", "fp32")
     result = {"id": entry["id"], "module": entry["module"], "dtype": precision,
               "gemm": entry.get("gemm", "generated"),
+              "label": entry.get("label"), "pipeline": entry.get("pipeline"),
               "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
               "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
 
@@ -462,9 +463,11 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
 
 
 def variant(r):
-    """The dtype cell: "bf16", or "bf16 cuBLAS" with the library GEMM."""
+    """The dtype cell: "bf16", or "bf16 cuBLAS" with the library GEMM, and
+    the label of a pipeline variant (suite.py --pipeline-variant)."""
     library = "OpenBLAS" if r.get("device") == "cpu" else "cuBLAS"
-    return r.get("dtype", "?") + (" " + library if r.get("gemm") == "library" else "")
+    return r.get("dtype", "?") + (" " + library if r.get("gemm") == "library" else "") + \
+        (" " + r["label"] if r.get("label") else "")
 
 
 def table(results):

@@ -4,6 +4,7 @@
 usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke | --cpu]
                          [--carry-limit BYTES] [--precision bf16,fp32]
                          [--gemm generated,library]
+                         [--pipeline-variant LABEL:OPTIONS ...]
        suite.py list
 
 `--cpu` builds the CPU suite instead, sized for a 2-core machine (implies
@@ -16,7 +17,11 @@ file kept; `--precision` lists the precisions to build (default bf16,fp32:
 the suite's targets are bf16, fp32 shows the CUDA-core kernels); `--gemm`
 the projection strategies (default generated,library: dat's own loops fused
 with their epilogues, and cuBLAS through the runtime — the run measures
-both, which is how the GEMM strategy is chosen).
+both, which is how the GEMM strategy is chosen); each
+`--pipeline-variant LABEL:OPTIONS` builds every variant again with
+`datc --pipeline OPTIONS` into OUT/<id>.<precision>[-cublas]-LABEL, to
+measure both in one run (`blockwide:warp-rows=false`: the GPU's attention
+tiles without FlashAttention-2's warp-row structure).
 
 `build` (on the build machine, which has datc) writes, per suite entry,
 precision and GEMM strategy, OUT/<id>.<precision>[-cublas]/config.json and
@@ -29,6 +34,7 @@ Python's standard library only.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -258,15 +264,21 @@ def config_of(entry):
 
 def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
           precisions=("bf16", "fp32"), gemms=("generated", "library"),
-          cpu=False):
+          cpu=False, pipelines=()):
     datc = os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
-    for entry, precision, gemm in [(e, p, g) for e in (cpu_suite() if cpu else smoke() if small else suite())
-                                   for p in precisions for g in gemms]:
+    # (label, datc --pipeline options): the default, then each variant of
+    # pipelines, built beside it (".bf16-LABEL") to compare in one run.
+    for entry, precision, gemm, (label, options) in [
+            (e, p, g, v) for e in (cpu_suite() if cpu else smoke() if small else suite())
+            for p in precisions for g in gemms for v in (("", ""),) + tuple(pipelines)]:
         if only and entry["id"] not in only:
             continue
         entry = dict(entry, precision=precision, gemm=gemm)
         variant = precision + ("-cublas" if gemm == "library" else "")
+        if label:
+            entry.update(label=label, pipeline=options)
+            variant += "-" + label
         d = os.path.join(out, "%s.%s" % (entry["id"], variant))
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
@@ -277,6 +289,8 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
         cmd = [datc, "compile", os.path.join(d, "config.json"),
                "--random-weights", "1", "--target", target,
                "--precision", precision, "--gemm", gemm, "-o", prog]
+        if options:
+            cmd += ["--pipeline", options]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL %s (%s): %s" % (entry["id"], variant, r.stderr.strip()))
@@ -309,6 +323,7 @@ def main():
     out, target, only, small, limit = args[1], "cuda", None, False, CARRY_LIMIT
     cpu = False
     precisions, gemms = ("bf16", "fp32"), ("generated", "library")
+    pipelines = ()
     rest = args[2:]
     while rest:
         if rest[0] == "--smoke":
@@ -327,11 +342,14 @@ def main():
             gemms, rest = tuple(rest[1].split(",")), rest[2:]
         elif rest[0] == "--only" and len(rest) > 1:
             only, rest = set(rest[1].split(",")), rest[2:]
+        elif rest[0] == "--pipeline-variant" and len(rest) > 1 and \
+                re.fullmatch(r"[a-z0-9]+:\S+", rest[1]):
+            pipelines, rest = pipelines + (tuple(rest[1].split(":", 1)),), rest[2:]
         else:
             print(__doc__)
             return 2
     return 1 if build(out, target, only, small, limit, precisions, gemms,
-                      cpu) else 0
+                      cpu, pipelines) else 0
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ largest magnitude (with --precision bf16, both programs in bf16: 3e-2,
 which bf16 rounding stays well inside and a wrong mask or a lost key
 block does not). Compiler crashes, internal errors and failing runs are
 printed too. A config that a variant makes invalid is skipped (the frontend
-refused it, with a diagnostic). Exits 1 if any line is not "ok".
+refused it, with a diagnostic naming the config); if every variant is
+skipped, the sweep fails. Exits 1 if any line is not "ok".
 Needs numpy. With all configs it takes a few minutes on 2 cores.
 """
 import copy
@@ -126,7 +127,11 @@ def check(datc, work, config_path, cfg, tag, flags, common, tolerance):
         if r is None:
             return "COMPILE TIMEOUT (%s)" % mode
         if r.returncode != 0:
-            if r.returncode > 1 or "internal error" in r.stderr or "Stack dump" in r.stderr:
+            # A refusal names the config (the frontend's diagnostic); any
+            # other failure (an internal error, a missing runtime library)
+            # is the compiler's.
+            if r.returncode > 1 or "internal error" in r.stderr or \
+                    "Stack dump" in r.stderr or path not in r.stderr:
                 return "COMPILE FAILED (%s, exit %d): %s" % (mode, r.returncode,
                                                            r.stderr.strip()[-300:])
             return None  # refused with a diagnostic
@@ -174,7 +179,7 @@ def main(argv):
             sys.stderr.write(__doc__)
             return 2
     os.makedirs(work, exist_ok=True)
-    bad = 0
+    bad = ran = 0
     for name, path in configs(only, golden):
         with open(path) as f:
             cfg = json.load(f)
@@ -184,8 +189,12 @@ def main(argv):
             verdict = check(datc, work, path, v, tag, flags, common, tolerance)
             if verdict is None:
                 continue
+            ran += 1
             bad += not verdict.startswith("ok")
             print("%s (%s): %s" % (name, tag, verdict), flush=True)
+    if not ran:
+        print("differential sweep: nothing ran (every variant was refused)")
+        return 1
     print("differential sweep: %s" % ("all agree" if not bad else "%d failed" % bad))
     return 1 if bad else 0
 

@@ -27,15 +27,16 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
-# Run in this order. Session 33 measured K1 d64/d128 at N=4096, K2 at
-# N=1024 (with and without symbols), K3; these have not been measured yet,
-# and K1 comes first again for its per-kernel profile and Nsight Compute,
-# with its cuBLAS variant (shared baselines: seconds) to see what the
-# generated projections cost.
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-cublas"
-default_bench+=",M1-dat-lm.bf16,M1-dat-lm.bf16-cublas"
-default_bench+=",M3-vit-b16.bf16,M3-vit-b16.bf16-cublas,M2-vision-dat.bf16"
-default_bench+=",K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
+# Run in this order. Sessions 33 and 34 measured K1 (d64, d128 at N=4096,
+# causal), K2 at N=1024, K3, M1 and M3 (bench/results/). First, the
+# warp-row attention tiles against the block-wide mapping in one run (the
+# -blockwide variants; K1 first for its profile and Nsight Compute), M1's
+# grouped-query self-attention included (warp rows since session 34's
+# device calls); then what has not been measured.
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-blockwide"
+default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-blockwide"
+default_bench+=",M2-vision-dat.bf16-cublas,K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
+default_bench+=",K1-attn-d64-n16384.bf16,K2-ra-relu-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -79,7 +80,11 @@ prepare)
   rm -f "$lm/cpu-program" "$lm/cpu-program.weights"
   rm -rf "$root/build/bench"
   ids=$(echo "$bench" | tr ',' '\n' | sed 's/\.[a-z0-9-]*$//' | sort -u | paste -sd,)
-  python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids"
+  # An entry named ...-blockwide is the attention tiles without the warp-row
+  # structure (an A/B in one run).
+  variants=()
+  [[ "$bench" != *-blockwide* ]] || variants=(--pipeline-variant blockwide:warp-rows=false)
+  python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids" "${variants[@]}"
   # Keep only the named variants.
   for d in "$root"/build/bench/*/; do
     name="$(basename "$d")"

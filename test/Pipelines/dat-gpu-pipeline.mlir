@@ -25,9 +25,12 @@
 // PTX-SAME: ex2.approx
 // CUBIN: gpu.binary @attention_attention_tile [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
 // bf16 storage (dat-narrow-storage): still one launch; the kernel stages
-// 16-bit blocks into shared memory, computes the scores and the weighted
-// values on tensor cores (mma.sync, bf16 operands, f32 accumulators) and
-// rounds the output once (cvt.rn.bf16.f32) as it stores it.
+// 16-bit blocks into shared memory, then runs in FlashAttention-2's
+// warp-row structure (dat-gpu-map-tiles warp-rows): the scores on tensor
+// cores (mma.sync, bf16 operands, f32 accumulators), the row max and sum
+// across the lanes of a row (shfl.sync.bfly), the weighted values on
+// tensor cores, and it rounds the output once (cvt.rn.bf16x2.f32, two
+// values at a time) as it stores it.
 // BF16: llvm.func @attention
 // BF16: gpu.launch_func
 // BF16-NOT: gpu.launch_func
@@ -36,7 +39,8 @@
 // BF16-SAME: st.shared.b16
 // BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// BF16-SAME: cvt.rn.bf16.f32
+// BF16-SAME: shfl.sync.bfly.b32
+// BF16-SAME: cvt.rn.bf16x2.f32
 // BF16-SAME: st.global.b16
 func.func @attention(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x8xf32>)
     -> tensor<1x4x40x8xf32> {

@@ -303,6 +303,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   });
   if (bounded.wasInterrupted())
     return failure();
+  SmallPtrSet<Operation *, 8> staged =
+      stageOperands(rewriter, forall, sharedLimit);
   // FlashAttention-2's structure where the body takes it: a warp per 16
   // rows, which hold their rows in registers; what is left are the staging
   // copies.
@@ -311,8 +313,6 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     if (succeeded(warps))
       blockSize = *warps * kWarpSize;
   }
-  SmallPtrSet<Operation *, 8> staged =
-      stageOperands(rewriter, forall, sharedLimit);
 
   // Lay out the tile buffers: shared memory for the staged operands first,
   // then for the others in order while it lasts, the rest in scratch.

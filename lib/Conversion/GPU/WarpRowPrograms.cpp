@@ -65,6 +65,10 @@ struct Analysis {
   unsigned rowDim = 0;
   /// Upper bound of the rows.
   int64_t rows = 0;
+  /// Query heads the tile holds (grouped-query attention: the heads that
+  /// share a key/value head), the dim before the rows; 0 until a buffer
+  /// says. Each head's rows have their own warps.
+  int64_t groups = 0;
   llvm::MapVector<Value, RowBuffer> buffers;
   /// Contractions and generics to rewrite.
   SmallPtrSet<Operation *, 16> ops;
@@ -186,9 +190,15 @@ LogicalResult Analyzer::addBuffer(Analysis &an, memref::AllocOp alloc) {
       !type.getElementType().isIntOrFloat() ||
       (rank != an.rowDim + 1 && rank != an.rowDim + 2))
     return failure();
-  for (int64_t d = 0; d < an.rowDim; ++d)
+  for (int64_t d = 0; d + 1 < an.rowDim; ++d)
     if (type.getDimSize(d) != 1)
       return failure();
+  if (an.rowDim > 0) {
+    int64_t groups = type.getDimSize(an.rowDim - 1);
+    if (ShapedType::isDynamic(groups) || (an.groups && groups != an.groups))
+      return failure();
+    an.groups = groups;
+  }
   std::optional<int64_t> rows = upperBound(alloc, an.rowDim);
   if (!rows || *rows != an.rows)
     return failure();
@@ -222,14 +232,18 @@ LogicalResult Analyzer::checkContraction(Analysis &an, linalg::LinalgOp op) {
     return failure();
   unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  for (unsigned batch : dims->batch)
-    if (ranges[batch] != 1)
-      return failure();
   auto resultIs = [&](OpOperand &operand, unsigned position, unsigned loop) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     return position < map.getNumResults() &&
            map.getResult(position) == getAffineDimExpr(loop, op.getContext());
   };
+  // Batch loops of one iteration, but the head group's (the output's dim
+  // before the rows).
+  for (unsigned batch : dims->batch)
+    if (ranges[batch] != 1 &&
+        !(an.rowDim > 0 && ranges[batch] == an.groups &&
+          resultIs(op->getOpOperand(2), an.rowDim - 1, batch)))
+      return failure();
   OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1),
             &out = op->getOpOperand(2);
   auto outBuffer = an.buffers.find(out.get());
@@ -241,8 +255,12 @@ LogicalResult Analyzer::checkContraction(Analysis &an, linalg::LinalgOp op) {
     return failure();
   auto lhsBuffer = an.buffers.find(lhs.get());
   if (lhsBuffer != an.buffers.end()) {
+    AffineMap outMap = op.getMatchingIndexingMap(&out);
     if (!lhsBuffer->second.tile || !resultIs(lhs, an.rowDim, m) ||
         !resultIs(lhs, an.rowDim + 1, k) ||
+        (an.rowDim > 0 &&
+         op.getMatchingIndexingMap(&lhs).getResult(an.rowDim - 1) !=
+             outMap.getResult(an.rowDim - 1)) ||
         llvm::divideCeil(lhsBuffer->second.columnTiles, 2) > kMaxReductionSteps)
       return failure();
   } else {
@@ -315,9 +333,11 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
         isTileBuffer(out.get()) ||
         !op.getMatchingBlockArgument(&out).use_empty())
       return failure();
-    for (unsigned d = 0; d < an.rowDim; ++d)
+    for (unsigned d = 0; d + 1 < an.rowDim; ++d)
       if (type.getDimSize(d) != 1)
         return failure();
+    if (an.rowDim > 0 && type.getDimSize(an.rowDim - 1) != an.groups)
+      return failure();
     std::optional<int64_t> rows = upperBound(out.get(), an.rowDim);
     std::optional<int64_t> cols = upperBound(out.get(), an.rowDim + 1);
     if (!rows || *rows > an.rows || !cols ||
@@ -435,8 +455,8 @@ LogicalResult Analyzer::run(Analysis &an) {
 /// Builds the warp's program in place of the per-row ops.
 class Builder {
 public:
-  Builder(RewriterBase &rewriter, Analysis &an, Value rowStart)
-      : rw(rewriter), an(an), rowStart(rowStart) {}
+  Builder(RewriterBase &rewriter, Analysis &an, Value group, Value rowStart)
+      : rw(rewriter), an(an), group(group), rowStart(rowStart) {}
 
   LogicalResult rewriteBlock(Block *block);
 
@@ -471,7 +491,8 @@ private:
 
   RewriterBase &rw;
   Analysis &an;
-  Value rowStart;
+  /// The warp's query head in the tile's group, and its first row.
+  Value group, rowStart;
   Location at = UnknownLoc::get(rw.getContext());
   DenseMap<Value, SmallVector<Value>> values;
 };
@@ -548,6 +569,11 @@ void Builder::rewriteContraction(linalg::LinalgOp op) {
   bool depthWhole = whole(k, kWarpMmaK);
   SmallVector<Value> ivs(op.getNumLoops(), index(0));
   ivs[m] = rowStart;
+  if (an.rowDim > 0) {
+    AffineExpr head = op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+                          .getResult(an.rowDim - 1);
+    ivs[cast<AffineDimExpr>(head).getPosition()] = group;
+  }
 
   auto lhsBuffer = an.buffers.find(lhs.get());
   int64_t steps;
@@ -671,6 +697,9 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
           result = rowIndices(columns);
         else if (columns && idx.getDim() == an.rowDim + 1)
           result = columnIndices(j);
+        else if (an.rowDim > 0 && idx.getDim() == an.rowDim - 1)
+          result = vector::BroadcastOp::create(
+              rw, at, VectorType::get(shape, rw.getIndexType()), group);
         else
           result = zeros(VectorType::get(shape, rw.getIndexType()));
       } else if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
@@ -733,6 +762,8 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
     for (auto [j, tile] : llvm::enumerate(results)) {
       SmallVector<Value> indices(loops, index(0));
       indices[an.rowDim] = rowStart;
+      if (an.rowDim > 0)
+        indices[an.rowDim - 1] = group;
       indices[an.rowDim + 1] = index(j * kWarpMmaN);
       vector::TransferWriteOp::create(
           rw, at, tile, out.get(), indices, AffineMapAttr::get(permutation),
@@ -832,7 +863,10 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
   Analysis an;
   if (failed(Analyzer(forall).run(an)))
     return failure();
-  int64_t warps = llvm::divideCeil(an.rows, kWarpMmaM);
+  int64_t strips = llvm::divideCeil(an.rows, kWarpMmaM);
+  int64_t warps = std::max<int64_t>(an.groups, 1) * strips;
+  if (warps > kMaxWarps)
+    return failure();
   Block *body = forall.getBody();
   Location loc = forall.getLoc();
   rewriter.setInsertionPointToStart(body);
@@ -856,10 +890,13 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
         rewriter, loc, thread,
         arith::ConstantIndexOp::create(rewriter, loc, kWarpSize));
   }
+  // Warp w: head w / strips of the group, rows 16 (w % strips) onwards.
+  Value perHead = arith::ConstantIndexOp::create(rewriter, loc, strips);
+  Value group = arith::DivUIOp::create(rewriter, loc, strip, perHead);
   Value rowStart = arith::MulIOp::create(
-      rewriter, loc, strip,
+      rewriter, loc, arith::RemUIOp::create(rewriter, loc, strip, perHead),
       arith::ConstantIndexOp::create(rewriter, loc, kWarpMmaM));
-  Builder builder(rewriter, an, rowStart);
+  Builder builder(rewriter, an, group, rowStart);
   if (failed(builder.rewriteBlock(body)))
     return failure();
   for (auto &[buffer, info] : an.buffers) {

@@ -20,7 +20,8 @@
 // GPU: gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %[[THREADS:c64[_0-9]*]],
 // GPU: %[[TID:.+]] = gpu.thread_id x
 // GPU: %[[WARP:.+]] = arith.divui %[[TID]], %c32
-// GPU: %[[ROW0:.+]] = arith.muli %[[WARP]], %c16
+// GPU: %[[STRIP0:.+]] = arith.remui %[[WARP]], %c2
+// GPU: %[[ROW0:.+]] = arith.muli %[[STRIP0]], %c16
 // GPU: gpu.barrier
 // GPU: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // GPU:   gpu.barrier
@@ -51,7 +52,8 @@
 // EMU-LABEL: func.func @attention
 // EMU-NOT: gpu.
 // EMU: scf.for %[[W:[a-z0-9_]+]] = %c0{{.*}} to %c2{{.*}} step %c1
-// EMU:   arith.muli %[[W]], %c16
+// EMU:   %[[S:.+]] = arith.remui %[[W]], %c2
+// EMU:   arith.muli %[[S]], %c16
 // EMU:   scf.for {{.*}} iter_args
 // EMU-NOT: vector.multi_reduction
 
@@ -72,6 +74,26 @@
 // NVVM-NOT: vector<16x16
 // NVVM-NOT: vector<16x
 // NVVM: gpu.return
+
+// Grouped-query heads: a tile of two query heads sharing one key/value head
+// ([1, 2, 16, C] buffers). Each head's rows have their own warps (2 heads x
+// 1 strip: 64 threads); a warp reads its head's query rows and the shared
+// key/value head (h floordiv 2), and linalg.index of the head dim is its
+// head.
+// GPU-LABEL: func.func @gqa
+// GPU: threads({{.*}}) in (%{{.+}} = %c64,
+// GPU: %[[W:.+]] = arith.divui %thread_id_x, %c32
+// GPU: %[[HEAD:.+]] = arith.divui %[[W]], %c1
+// GPU: %[[STRIP:.+]] = arith.remui %[[W]], %c1
+// GPU: %[[ROW:.+]] = arith.muli %[[STRIP]], %c16
+// GPU-COUNT-3: gpu.barrier
+// GPU: vector.transfer_read %{{.+}}[%{{.+}}, %[[HEAD]], %[[ROW]], %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<1x2x16x32xbf16>, vector<16x16xbf16>
+// GPU: %[[KV:.+]] = affine.apply #{{.+}}()[%[[HEAD]]]
+// GPU: vector.transfer_read %{{.+}}[%{{.+}}, %[[KV]], %{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<1x1x16x32xbf16>, vector<8x16xbf16>
+// GPU: vector.multi_reduction <maximumf>
+// GPU: vector.broadcast %[[HEAD]] : index to vector<16x8xindex>
+// GPU: vector.transfer_write %{{.+}}, %{{.+}}[%{{.+}}, %[[HEAD]], %[[ROW]], %{{.+}}] {in_bounds = [true, true]} : vector<16x8xbf16>, memref<1x2x16x32xbf16>
+// GPU-NOT: gpu.barrier
 
 func.func @attention(%q: memref<1x64x4x32xbf16>, %k: memref<1x64x4x32xbf16>, %v: memref<1x64x4x32xbf16>, %o: memref<1x4x64x32xbf16>) {
   %c0 = arith.constant 0 : index
@@ -200,6 +222,61 @@ func.func @attention(%q: memref<1x64x4x32xbf16>, %k: memref<1x64x4x32xbf16>, %v:
     memref.dealloc %m : memref<1x1x32xf32>
     memref.dealloc %l : memref<1x1x32xf32>
     memref.dealloc %acc : memref<1x1x32x32xf32>
+  } {dat.origin = "dat.attention"}
+  return
+}
+
+func.func @gqa(%q: memref<1x2x16x32xbf16>, %k: memref<1x1x16x32xbf16>, %v: memref<1x1x16x32xbf16>, %o: memref<1x2x16x32xbf16>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  scf.forall (%b) in (1) {
+    %qt = memref.alloc() : memref<1x2x16x32xbf16>
+    linalg.copy ins(%q : memref<1x2x16x32xbf16>) outs(%qt : memref<1x2x16x32xbf16>)
+    %kt = memref.alloc() : memref<1x1x16x32xbf16>
+    linalg.copy ins(%k : memref<1x1x16x32xbf16>) outs(%kt : memref<1x1x16x32xbf16>)
+    %vt = memref.alloc() : memref<1x1x16x32xbf16>
+    linalg.copy ins(%v : memref<1x1x16x32xbf16>) outs(%vt : memref<1x1x16x32xbf16>)
+    %s = memref.alloc() : memref<1x2x16x16xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<1x2x16x16xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%qt, %kt : memref<1x2x16x32xbf16>, memref<1x1x16x32xbf16>) outs(%s : memref<1x2x16x16xf32>) {
+    ^bb0(%a: bf16, %bb: bf16, %c: f32):
+      %0 = arith.extf %a : bf16 to f32
+      %1 = arith.extf %bb : bf16 to f32
+      %2 = arith.mulf %0, %1 : f32
+      %3 = arith.addf %c, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %mx = memref.alloc() : memref<1x2x16xf32>
+    linalg.fill ins(%ninf : f32) outs(%mx : memref<1x2x16xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%s : memref<1x2x16x16xf32>) outs(%mx : memref<1x2x16xf32>) {
+    ^bb0(%a: f32, %c: f32):
+      %0 = arith.maximumf %a, %c : f32
+      linalg.yield %0 : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%mx : memref<1x2x16xf32>) outs(%s : memref<1x2x16x16xf32>) {
+    ^bb0(%a: f32, %c: f32):
+      %h = linalg.index 1 : index
+      %hf = arith.index_cast %h : index to i32
+      %f = arith.sitofp %hf : i32 to f32
+      %0 = arith.subf %c, %a : f32
+      %1 = math.exp %0 : f32
+      %2 = arith.addf %1, %f : f32
+      linalg.yield %2 : f32
+    }
+    %acc = memref.alloc() : memref<1x2x16x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<1x2x16x32xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%s, %vt : memref<1x2x16x16xf32>, memref<1x1x16x32xbf16>) outs(%acc : memref<1x2x16x32xf32>) {
+    ^bb0(%a: f32, %bb: bf16, %c: f32):
+      %0 = arith.extf %bb : bf16 to f32
+      %1 = arith.mulf %a, %0 : f32
+      %2 = arith.addf %c, %1 : f32
+      linalg.yield %2 : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<1x2x16x32xf32>) outs(%o : memref<1x2x16x32xbf16>) {
+    ^bb0(%a: f32, %c: bf16):
+      %0 = arith.truncf %a : f32 to bf16
+      linalg.yield %0 : bf16
+    }
   } {dat.origin = "dat.attention"}
   return
 }
