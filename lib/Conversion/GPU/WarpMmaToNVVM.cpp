@@ -452,6 +452,22 @@ struct FragmentStep final : OpConversionPattern<vector::StepOp> {
   }
 };
 
+/// The lane's elements of a mask of the first `rows` rows and `columns`
+/// columns of a tile.
+Value maskFragment(OpBuilder &b, Location loc, Role role, Type fragment,
+                   Value rows, Value columns) {
+  SmallVector<Value> elements;
+  for (auto [row, column] : fragmentCoordinates(b, loc, role)) {
+    Value inRows =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, rows);
+    Value inColumns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            column, columns);
+    elements.push_back(arith::AndIOp::create(b, loc, inRows, inColumns));
+  }
+  return vector::FromElementsOp::create(b, loc, cast<VectorType>(fragment),
+                                        elements);
+}
+
 /// A mask of the first rows and columns of a tile: the lane's elements in it.
 struct FragmentCreateMask final : OpConversionPattern<vector::CreateMaskOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -461,20 +477,10 @@ struct FragmentCreateMask final : OpConversionPattern<vector::CreateMaskOp> {
     std::optional<Role> role = roleOf(op.getType());
     if (!role || *role == Role::Row)
       return failure();
-    Location loc = op.getLoc();
-    SmallVector<Value> elements;
-    for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
-      Value inRows =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, row,
-                                adaptor.getOperands()[0]);
-      Value inColumns =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                column, adaptor.getOperands()[1]);
-      elements.push_back(
-          arith::AndIOp::create(rewriter, loc, inRows, inColumns));
-    }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, getTypeConverter()->convertType(op.getType()), elements);
+    rewriter.replaceOp(
+        op, maskFragment(rewriter, op.getLoc(), *role,
+                         getTypeConverter()->convertType(op.getType()),
+                         adaptor.getOperands()[0], adaptor.getOperands()[1]));
     return success();
   }
 };
@@ -491,19 +497,12 @@ struct FragmentConstantMask final
       return failure();
     Location loc = op.getLoc();
     ArrayRef<int64_t> sizes = op.getMaskDimSizes();
-    Value rows = arith::ConstantIndexOp::create(rewriter, loc, sizes[0]);
-    Value columns = arith::ConstantIndexOp::create(rewriter, loc, sizes[1]);
-    SmallVector<Value> elements;
-    for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
-      Value inRows = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::slt, row, rows);
-      Value inColumns = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::slt, column, columns);
-      elements.push_back(
-          arith::AndIOp::create(rewriter, loc, inRows, inColumns));
-    }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, getTypeConverter()->convertType(op.getType()), elements);
+    rewriter.replaceOp(
+        op,
+        maskFragment(rewriter, loc, *role,
+                     getTypeConverter()->convertType(op.getType()),
+                     arith::ConstantIndexOp::create(rewriter, loc, sizes[0]),
+                     arith::ConstantIndexOp::create(rewriter, loc, sizes[1])));
     return success();
   }
 };

@@ -96,6 +96,17 @@ std::optional<int64_t> upperBound(Value shaped, int64_t dim) {
   return *bound;
 }
 
+/// Upper bound of the reduction loop `k` of `op`, from the dim of `operand`
+/// that it indexes.
+std::optional<int64_t> reductionBound(linalg::LinalgOp op, OpOperand &operand,
+                                      unsigned k) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (expr == getAffineDimExpr(k, op.getContext()))
+      return upperBound(operand.get(), i);
+  return std::nullopt;
+}
+
 /// The combining kind of a reduction body `combine(x, out)` and x, where
 /// `out` (the accumulator) is used there only.
 std::optional<std::pair<vector::CombiningKind, Value>>
@@ -264,11 +275,7 @@ LogicalResult Analyzer::checkContraction(Analysis &an, linalg::LinalgOp op) {
         llvm::divideCeil(lhsBuffer->second.columnTiles, 2) > kMaxReductionSteps)
       return failure();
   } else {
-    std::optional<int64_t> depth;
-    AffineMap map = op.getMatchingIndexingMap(&lhs);
-    for (auto [i, expr] : llvm::enumerate(map.getResults()))
-      if (expr == getAffineDimExpr(k, op.getContext()))
-        depth = upperBound(lhs.get(), i);
+    std::optional<int64_t> depth = reductionBound(op, lhs, k);
     if (!depth || llvm::divideCeil(*depth, kWarpMmaK) > kMaxReductionSteps)
       return failure();
   }
@@ -584,12 +591,7 @@ void Builder::rewriteContraction(linalg::LinalgOp op) {
     lhsColumns = lhsBuffer->second.columns;
     steps = llvm::divideCeil(lhsTiles.size(), 2);
   } else {
-    std::optional<int64_t> depth;
-    AffineMap map = op.getMatchingIndexingMap(&lhs);
-    for (auto [i, expr] : llvm::enumerate(map.getResults()))
-      if (expr == getAffineDimExpr(k, op.getContext()))
-        depth = upperBound(lhs.get(), i);
-    steps = llvm::divideCeil(*depth, kWarpMmaK);
+    steps = llvm::divideCeil(*reductionBound(op, lhs, k), kWarpMmaK);
   }
   Type bf16 = rw.getBF16Type();
   for (int64_t s = 0; s < steps; ++s) {
@@ -856,6 +858,52 @@ LogicalResult Builder::rewriteBlock(Block *block) {
   return success();
 }
 
+/// Whether the next iteration of `loop` could overwrite a staged buffer
+/// that a warp still reads: dat-gpu-map-tiles puts a barrier after each
+/// staging op (each linalg op left), so a staging op that writes buffer X
+/// is safe where, going round the loop from it, a staging op (its barrier)
+/// comes between the last op reading X and the next write of X.
+bool needsIterationBarrier(scf::ForOp loop) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : loop.getBody()->without_terminator())
+    ops.push_back(&op);
+  auto isStaging = [](Operation *op) { return isa<linalg::LinalgOp>(op); };
+  auto reads = [](Operation *op, Value buffer) {
+    bool found = false;
+    op->walk([&](Operation *inner) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner)) {
+        found |= llvm::is_contained(linalgOp.getDpsInputs(), buffer);
+        return;
+      }
+      // (Deallocations of tile buffers go away with the buffers.)
+      found |= !isa<memref::DeallocOp>(inner) &&
+               llvm::is_contained(inner->getOperands(), buffer);
+    });
+    return found;
+  };
+  int64_t n = ops.size();
+  for (int64_t w = 0; w < n; ++w) {
+    auto writer = dyn_cast<linalg::LinalgOp>(ops[w]);
+    if (!writer)
+      continue;
+    for (Value buffer : writer.getDpsInits()) {
+      // Round the loop from the writer: a barrier (after a staging op)
+      // must follow the last read before the writer comes again.
+      bool covered = true;
+      for (int64_t step = 1; step < n; ++step) {
+        Operation *op = ops[(w + step) % n];
+        if (reads(op, buffer))
+          covered = false;
+        if (isStaging(op))
+          covered = true;
+      }
+      if (!covered)
+        return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
@@ -899,6 +947,18 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
   Builder builder(rewriter, an, group, rowStart);
   if (failed(builder.rewriteBlock(body)))
     return failure();
+  // A loop whose staging ops alone do not separate the warps' last reads of
+  // a staged buffer from its next write gets a barrier per iteration.
+  if (!emulate) {
+    SmallVector<scf::ForOp> loops;
+    body->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      if (!needsIterationBarrier(loop))
+        continue;
+      rewriter.setInsertionPointToStart(loop.getBody());
+      gpu::BarrierOp::create(rewriter, loop.getLoc());
+    }
+  }
   for (auto &[buffer, info] : an.buffers) {
     if (!buffer.use_empty())
       return forall.emitError("dat-gpu-map-tiles: a per-row tile buffer is "
