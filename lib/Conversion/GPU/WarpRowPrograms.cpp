@@ -51,8 +51,9 @@ constexpr int64_t kMaxColumnTiles = 16;
 /// Contractions whose reduction is longer are not unrolled.
 constexpr int64_t kMaxReductionSteps = 16;
 
-/// A per-row tile buffer: [1, .., 1, R] (a row vector per warp) or
-/// [1, .., 1, R, C] (`columnTiles` 16×8 tiles per warp).
+/// A per-row tile buffer: [1, .., G, R] (a row vector per warp) or
+/// [1, .., G, R, C] (`columnTiles` 16×8 tiles per warp), G the query heads
+/// of the tile.
 struct RowBuffer {
   bool tile = false;
   int64_t columnTiles = 1;
