@@ -163,6 +163,15 @@ bool isPlainTransfer(VectorTransferOpInterface op) {
                       [](AffineExpr e) { return isa<AffineDimExpr>(e); });
 }
 
+/// The elements of a fragment.
+SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value fragment) {
+  SmallVector<Value> elements;
+  for (int64_t i = 0, e = cast<VectorType>(fragment.getType()).getNumElements();
+       i < e; ++i)
+    elements.push_back(vector::ExtractOp::create(b, loc, fragment, i));
+  return elements;
+}
+
 struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -217,10 +226,10 @@ struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
     Location loc = op.getLoc();
     SmallVector<Value, 2> bounds =
         boundsOf(rewriter, loc, op, adaptor.getBase());
-    for (auto [e, coordinate] :
-         llvm::enumerate(fragmentCoordinates(rewriter, loc, *role))) {
-      Value element = vector::ExtractOp::create(
-          rewriter, loc, adaptor.getValueToStore(), static_cast<int64_t>(e));
+    SmallVector<Value> elements =
+        elementsOf(rewriter, loc, adaptor.getValueToStore());
+    for (auto [element, coordinate] :
+         llvm::zip(elements, fragmentCoordinates(rewriter, loc, *role))) {
       ElementAccess access =
           elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds,
                         coordinate.first, coordinate.second);
@@ -266,12 +275,10 @@ SmallVector<Value> bf16Registers(OpBuilder &b, Location loc, Value fragment) {
                                          fragment);
   }
   int64_t count = type.getNumElements() / 2;
-  Value words = vector::BitCastOp::create(
-      b, loc, VectorType::get({count}, b.getI32Type()), fragment);
-  SmallVector<Value> registers;
-  for (int64_t i = 0; i < count; ++i)
-    registers.push_back(vector::ExtractOp::create(b, loc, words, i));
-  return registers;
+  return elementsOf(
+      b, loc,
+      vector::BitCastOp::create(
+          b, loc, VectorType::get({count}, b.getI32Type()), fragment));
 }
 
 struct ContractToMmaSync final : OpConversionPattern<vector::ContractionOp> {
@@ -295,10 +302,7 @@ struct ContractToMmaSync final : OpConversionPattern<vector::ContractionOp> {
     Location loc = op.getLoc();
     SmallVector<Value> a = bf16Registers(rewriter, loc, adaptor.getLhs());
     SmallVector<Value> b = bf16Registers(rewriter, loc, adaptor.getRhs());
-    SmallVector<Value> c;
-    for (int64_t i = 0; i < 4; ++i)
-      c.push_back(
-          vector::ExtractOp::create(rewriter, loc, adaptor.getAcc(), i));
+    SmallVector<Value> c = elementsOf(rewriter, loc, adaptor.getAcc());
     Type f32 = rewriter.getF32Type();
     auto result = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     auto mma = NVVM::MmaOp::create(
@@ -315,15 +319,6 @@ struct ContractToMmaSync final : OpConversionPattern<vector::ContractionOp> {
     return success();
   }
 };
-
-/// The elements of a fragment.
-SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value fragment) {
-  SmallVector<Value> elements;
-  for (int64_t i = 0, e = cast<VectorType>(fragment.getType()).getNumElements();
-       i < e; ++i)
-    elements.push_back(vector::ExtractOp::create(b, loc, fragment, i));
-  return elements;
-}
 
 /// An elementwise arith or math op on tiles (buildWarpRowProgram's softmax
 /// updates) acts on the lane's elements, one scalar op each.

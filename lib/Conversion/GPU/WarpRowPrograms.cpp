@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Conversion/Passes.h"
 #include "dat/Conversion/WarpMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -195,22 +196,29 @@ private:
   scf::ForallOp forall;
 };
 
+/// Whether the dims of `type` before the rows are 1s and then the tile's
+/// head group (the first buffer asked sets its size).
+static bool leadingDimsFit(Analysis &an, MemRefType type) {
+  for (int64_t d = 0; d + 1 < an.rowDim; ++d)
+    if (type.getDimSize(d) != 1)
+      return false;
+  if (an.rowDim == 0)
+    return true;
+  int64_t groups = type.getDimSize(an.rowDim - 1);
+  if (ShapedType::isDynamic(groups) || (an.groups && groups != an.groups))
+    return false;
+  an.groups = groups;
+  return true;
+}
+
 LogicalResult Analyzer::addBuffer(Analysis &an, memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   int64_t rank = type.getRank();
   if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
       !type.getElementType().isIntOrFloat() ||
-      (rank != an.rowDim + 1 && rank != an.rowDim + 2))
+      (rank != an.rowDim + 1 && rank != an.rowDim + 2) ||
+      !leadingDimsFit(an, type))
     return failure();
-  for (int64_t d = 0; d + 1 < an.rowDim; ++d)
-    if (type.getDimSize(d) != 1)
-      return failure();
-  if (an.rowDim > 0) {
-    int64_t groups = type.getDimSize(an.rowDim - 1);
-    if (ShapedType::isDynamic(groups) || (an.groups && groups != an.groups))
-      return failure();
-    an.groups = groups;
-  }
   std::optional<int64_t> rows = upperBound(alloc, an.rowDim);
   if (!rows || *rows != an.rows)
     return failure();
@@ -339,12 +347,8 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
     auto type = dyn_cast<MemRefType>(out.get().getType());
     if (reduction || !columns || outMap != identity || !type ||
         isTileBuffer(out.get()) ||
-        !op.getMatchingBlockArgument(&out).use_empty())
-      return failure();
-    for (unsigned d = 0; d + 1 < an.rowDim; ++d)
-      if (type.getDimSize(d) != 1)
-        return failure();
-    if (an.rowDim > 0 && type.getDimSize(an.rowDim - 1) != an.groups)
+        !op.getMatchingBlockArgument(&out).use_empty() ||
+        !leadingDimsFit(an, type))
       return failure();
     std::optional<int64_t> rows = upperBound(out.get(), an.rowDim);
     std::optional<int64_t> cols = upperBound(out.get(), an.rowDim + 1);
@@ -869,16 +873,22 @@ bool needsIterationBarrier(scf::ForOp loop) {
   for (Operation &op : loop.getBody()->without_terminator())
     ops.push_back(&op);
   auto isStaging = [](Operation *op) { return isa<linalg::LinalgOp>(op); };
+  // Buffers by their allocation: ops read and write them through views.
   auto reads = [](Operation *op, Value buffer) {
+    auto readsRoot = [&](ValueRange values) {
+      return llvm::any_of(values,
+                          [&](Value v) { return rootBuffer(v) == buffer; });
+    };
     bool found = false;
     op->walk([&](Operation *inner) {
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner)) {
-        found |= llvm::is_contained(linalgOp.getDpsInputs(), buffer);
+        found |= readsRoot(linalgOp.getDpsInputs());
         return;
       }
-      // (Deallocations of tile buffers go away with the buffers.)
-      found |= !isa<memref::DeallocOp>(inner) &&
-               llvm::is_contained(inner->getOperands(), buffer);
+      // (Deallocations of tile buffers go away with the buffers; views are
+      // followed to their reads.)
+      if (!isa<memref::DeallocOp>(inner) && !isa<ViewLikeOpInterface>(inner))
+        found |= readsRoot(inner->getOperands());
     });
     return found;
   };
@@ -887,7 +897,8 @@ bool needsIterationBarrier(scf::ForOp loop) {
     auto writer = dyn_cast<linalg::LinalgOp>(ops[w]);
     if (!writer)
       continue;
-    for (Value buffer : writer.getDpsInits()) {
+    for (Value written : writer.getDpsInits()) {
+      Value buffer = rootBuffer(written);
       // Round the loop from the writer: a barrier (after a staging op)
       // must follow the last read before the writer comes again.
       bool covered = true;
