@@ -363,8 +363,9 @@ Error compileModel(const CompileOptions &options) {
   stages.start("frontend (config, weights, dat IR)");
   bool folder = isModelFolder(options.configPath);
   if (!folder && (!options.folder.module.empty() || options.folder.batch ||
-                  options.folder.seqLen))
-    return createStringError("--module, --batch and --seq-len apply to a "
+                  options.folder.seqLen || options.folder.dynamic))
+    return createStringError("--module, --batch, --seq-len and --dynamic "
+                             "apply to a "
                              "save_pretrained folder; %s is a config file",
                              options.configPath.c_str());
   Expected<ModelConfig> config =
@@ -372,6 +373,13 @@ Error compileModel(const CompileOptions &options) {
              : loadModelConfig(options.configPath);
   if (!config)
     return config.takeError();
+  // The GPU mapping (and its emulation) tiles static shapes only.
+  if (!config->dynamicDims.empty() && (cuda || (*pipeline)->emulateGPUTiles))
+    return createStringError(
+        "%s: dynamic_dims: the %s maps static shapes only; compile for the "
+        "CPU, or give the shapes",
+        options.configPath.c_str(),
+        cuda ? "GPU target" : "GPU tile emulation (--emulate-gpu-tiles)");
   config->generalOrthogonalMaps = !options.rotaryMaps;
   std::unique_ptr<WeightSource> weights;
   std::string weightsPath = options.weightsPath;

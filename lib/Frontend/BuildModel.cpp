@@ -23,9 +23,12 @@ struct ModuleEntry {
   void (*build)(ModelBuilder &);
   /// Whether the program also gets a one-token decode step (null: never).
   bool (*hasDecodeStep)(const ModelConfig &) = nullptr;
+  /// Whether its frontend builds inputs of dynamic dimensions
+  /// (`dynamic_dims`).
+  bool dynamicDims = false;
 };
 constexpr ModuleEntry kModules[] = {
-    {"Attention", buildAttentionModule},
+    {"Attention", buildAttentionModule, nullptr, true},
     {"Sequential + SelfMHA", buildApeSequentialSelfMHA},
     {"Grid + SelfMHA", buildApeGridSelfMHA},
     {"Sequential + Encoder", buildApeSequentialEncoder},
@@ -38,16 +41,16 @@ constexpr ModuleEntry kModules[] = {
     {"AlgebraicSeqCCT", buildApeAlgebraicSeqCCT},
     {"Seq2SeqTransformer", buildSeq2SeqTransformer},
     {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
-    {"RelationalAttention", buildRelationalAttentionModule},
-    {"DualAttention", buildDualAttentionModule},
-    {"EncoderBlock", buildEncoderBlock},
-    {"TransformerLM", buildTransformerLM, languageModelHasDecodeStep},
+    {"RelationalAttention", buildRelationalAttentionModule, nullptr, true},
+    {"DualAttention", buildDualAttentionModule, nullptr, true},
+    {"EncoderBlock", buildEncoderBlock, nullptr, true},
+    {"TransformerLM", buildTransformerLM, languageModelHasDecodeStep, true},
     {"DualAttnTransformerLM", buildDualAttnTransformerLM,
-     languageModelHasDecodeStep},
+     languageModelHasDecodeStep, true},
     {"VisionTransformer", buildVisionTransformer},
     {"VisionDualAttnTransformer", buildVisionDualAttnTransformer},
     {"DecoderBlock", buildDecoderBlock},
-    {"DualAttnEncoderBlock", buildDualAttnEncoderBlock},
+    {"DualAttnEncoderBlock", buildDualAttnEncoderBlock, nullptr, true},
     {"DualAttnDecoderBlock", buildDualAttnDecoderBlock},
     {"MultiHeadDotProductAttention", buildHylaAttentionModule},
     {"SymbolicAttention", buildSymbolicAttentionModule},
@@ -68,6 +71,16 @@ static const ModuleEntry *findModule(llvm::StringRef name) {
 void buildModel(ModelBuilder &mb) {
   for (const ModuleEntry &m : kModules)
     if (mb.config.module == m.name) {
+      if (!mb.config.dynamicDims.empty() && !m.dynamicDims) {
+        std::string dynamic;
+        for (const ModuleEntry &d : kModules)
+          if (d.dynamicDims)
+            dynamic += (dynamic.empty() ? "" : ", ") + std::string(d.name);
+        mb.error(mb.config.path + ": dynamic_dims: " + m.name +
+                 " is built for static shapes only (dynamic dimensions: " +
+                 dynamic + ")");
+        return;
+      }
       m.build(mb);
       return;
     }
@@ -94,6 +107,8 @@ static llvm::Error addDecodeStep(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                                  WeightSource &weights) {
   ModelConfig step = config;
   step.decodeStep = true;
+  // (The step's batch is the forward's largest: a dynamic batch's maximum.)
+  step.dynamicDims.clear();
   int64_t batch = config.findInput("idx")->shape.at(0);
   step.inputs = {{"idx", {batch, 1}, "int64"}};
   std::vector<int64_t> logits;

@@ -6,7 +6,10 @@
 
 #include "dat/Frontend/Config.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
 
 using namespace llvm;
 
@@ -26,6 +29,13 @@ bool ModelConfig::wantsOutput(StringRef name) const {
   return false;
 }
 
+int64_t ModelConfig::dynamicDimMax(StringRef name) const {
+  for (const auto &[n, max] : dynamicDims)
+    if (n == name)
+      return max;
+  return 0;
+}
+
 /// The largest dimension a description may ask for: larger is a typo or an
 /// attack, and is refused before anything is allocated.
 static constexpr int64_t kMaxDim = int64_t(1) << 31;
@@ -34,7 +44,9 @@ static constexpr int64_t kMaxDim = int64_t(1) << 31;
 /// a shape gets the one the module computes (left empty here).
 static Error parseSpecs(const json::Object &root, StringRef key,
                         std::vector<TensorSpec> &out, StringRef path,
-                        bool shapeOptional) {
+                        bool shapeOptional,
+                        ArrayRef<std::pair<std::string, int64_t>> dynamic,
+                        std::set<std::string> &used) {
   const json::Value *v = root.get(key);
   if (!v)
     return Error::success();
@@ -62,11 +74,35 @@ static Error parseSpecs(const json::Object &root, StringRef key,
     int64_t elements = 1;
     for (const json::Value &d : shape ? *shape : json::Array()) {
       std::optional<int64_t> dim = d.getAsInteger();
+      // A dynamic dimension, by name: its largest size from dynamic_dims.
+      t.dims.emplace_back();
+      if (std::optional<StringRef> symbol = d.getAsString()) {
+        auto *it = llvm::find_if(
+            dynamic, [&](const auto &e) { return e.first == *symbol; });
+        if (it == dynamic.end())
+          return createStringError(
+              "%s.shape: '%s' is not a dimension of 'dynamic_dims' (%s)",
+              where.c_str(), symbol->str().c_str(),
+              dynamic.empty()
+                  ? "the config has none"
+                  : ("it has " + llvm::join(llvm::map_range(dynamic,
+                                                            [](const auto &e) {
+                                                              return "'" +
+                                                                     e.first +
+                                                                     "'";
+                                                            }),
+                                            ", "))
+                        .c_str());
+        used.insert(it->first);
+        t.dims.back() = it->first;
+        dim = it->second;
+      }
       // No model takes an empty tensor; an empty one would only reach the
       // lowering as zero-sized slices.
       if (!dim || *dim < 1 || *dim > kMaxDim)
         return createStringError(
-            "%s.shape: dimensions must be integers in [1, 2^31]",
+            "%s.shape: dimensions must be integers in [1, 2^31] or names "
+            "of dynamic_dims",
             where.c_str());
       if (*dim && elements > (int64_t(1) << 40) / *dim)
         return createStringError("%s.shape: more than 2^40 elements",
@@ -74,6 +110,8 @@ static Error parseSpecs(const json::Object &root, StringRef key,
       elements *= *dim;
       t.shape.push_back(*dim);
     }
+    if (llvm::all_of(t.dims, [](const std::string &n) { return n.empty(); }))
+      t.dims.clear();
     std::optional<StringRef> dtype = spec->getString("dtype");
     t.dtype = dtype ? dtype->str() : "float32";
     if (t.dtype != "float32" && t.dtype != "int64")
@@ -124,12 +162,39 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef path) {
                                path.str().c_str());
     config.call = *call->getAsObject();
   }
+  // Dynamic dimensions: {"seq": 1024} (a name, the largest size).
+  if (const json::Value *dyn = root->get("dynamic_dims")) {
+    const json::Object *obj = dyn->getAsObject();
+    if (!obj)
+      return createStringError("%s: 'dynamic_dims' must be an object of "
+                               "names and largest sizes, e.g. {\"seq\": 1024}",
+                               path.str().c_str());
+    for (const auto &kv : *obj) {
+      std::optional<int64_t> max = kv.second.getAsInteger();
+      if (kv.first.str().empty() || !max || *max < 1 || *max > kMaxDim)
+        return createStringError("%s: dynamic_dims.%s: the largest size must "
+                                 "be an integer in [1, 2^31]",
+                                 path.str().c_str(), kv.first.str().c_str());
+      config.dynamicDims.push_back({kv.first.str(), *max});
+    }
+    llvm::sort(config.dynamicDims);
+  }
+  std::set<std::string> used;
   if (Error e = parseSpecs(*root, "inputs", config.inputs, path,
-                           /*shapeOptional=*/false))
+                           /*shapeOptional=*/false, config.dynamicDims, used))
     return std::move(e);
+  std::set<std::string> inputDims = used;
   if (Error e = parseSpecs(*root, "outputs", config.outputs, path,
-                           /*shapeOptional=*/true))
+                           /*shapeOptional=*/true, config.dynamicDims, used))
     return std::move(e);
+  // A size the program takes from its inputs: one no input has could not be
+  // known.
+  for (const auto &[name, max] : config.dynamicDims)
+    if (!inputDims.count(name))
+      return createStringError(
+          "%s: dynamic_dims.%s: no input has this dimension (name it in an "
+          "input's shape, e.g. \"shape\": [1, \"%s\", 64])",
+          path.str().c_str(), name.c_str(), name.c_str());
   // A program with no outputs would run and write nothing: refuse it.
   if (config.outputs.empty())
     return createStringError(

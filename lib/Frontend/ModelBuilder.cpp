@@ -10,9 +10,12 @@
 #include "dat/Dialect/Dat/IR/DatOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace llvm;
 using namespace mlir;
@@ -36,12 +39,17 @@ ModelBuilder::ModelBuilder(MLIRContext &ctx, const ModelConfig &config,
   func = func::FuncOp::create(b, loc, "forward", b.getFunctionType({}, {}));
   b.setInsertionPointToEnd(func.addEntryBlock());
   for (const TensorSpec &in : config.inputs)
-    addArgument({SignatureEntry::Input, in.name, in.shape, in.dtype});
+    addArgument({SignatureEntry::Input, in.name, in.shape, in.dtype,
+                 std::nullopt, in.dims});
 }
 
 Value ModelBuilder::addArgument(SignatureEntry entry) {
-  auto type = RankedTensorType::get(entry.shape,
-                                    elementType(b.getContext(), entry.dtype));
+  SmallVector<int64_t> shape(entry.shape.begin(), entry.shape.end());
+  for (auto [d, name] : llvm::enumerate(entry.dims))
+    if (!name.empty())
+      shape[d] = ShapedType::kDynamic;
+  auto type =
+      RankedTensorType::get(shape, elementType(b.getContext(), entry.dtype));
   entries.push_back(std::move(entry));
   return func.getBody().front().addArgument(type, loc);
 }
@@ -220,11 +228,6 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
             " does not produce this output");
       continue;
     }
-    auto type = cast<RankedTensorType>(it->second.getType());
-    if (!out.shape.empty() && type.getShape() != ArrayRef<int64_t>(out.shape))
-      error(config.path + ": outputs." + out.name +
-            ": the config's shape does not match what " + config.module +
-            " computes");
   }
   if (firstError.empty())
     for (const std::string &key : weights.unusedKeys()) {
@@ -236,26 +239,40 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
     return createStringError("%s", firstError.c_str());
 
   SmallVector<Value> results;
-  for (const TensorSpec &out : config.outputs) {
-    Value value = outputs[out.name];
-    // An output declared without a shape has the one the module computes.
-    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+  for (const TensorSpec &out : config.outputs)
+    results.push_back(outputs[out.name]);
+  for (auto &[name, value] : cacheOutputs)
     results.push_back(value);
-    entries.push_back({SignatureEntry::Output, out.name,
-                       std::vector<int64_t>(shape.begin(), shape.end()),
-                       out.dtype});
-  }
-  for (auto &[name, value] : cacheOutputs) {
-    results.push_back(value);
-    auto shape = cast<RankedTensorType>(value.getType()).getShape();
-    entries.push_back({SignatureEntry::Output, name,
-                       std::vector<int64_t>(shape.begin(), shape.end()),
-                       "float32"});
-  }
   func::ReturnOp::create(b, loc, results);
   Block &body = func.getBody().front();
   func.setType(b.getFunctionType(body.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
+  if (mlir::failed(verify(*module)))
+    return createStringError("%s: internal error: the IR built for %s does "
+                             "not verify",
+                             config.path.c_str(), config.module.c_str());
+  // The results' entries (a dynamic dimension named after the input's it
+  // is), checked against the config's shapes where it gives them.
+  for (const TensorSpec &out : config.outputs) {
+    SignatureEntry e = resultEntry(out.name, outputs[out.name]);
+    e.dtype = out.dtype;
+    // (No names: every dimension static.)
+    auto named = [](std::vector<std::string> dims, size_t rank) {
+      dims.resize(rank);
+      return dims;
+    };
+    if (!out.shape.empty() &&
+        (e.shape != out.shape ||
+         named(e.dims, e.shape.size()) != named(out.dims, e.shape.size())))
+      error(config.path + ": outputs." + out.name +
+            ": the config's shape does not match what " + config.module +
+            " computes");
+    entries.push_back(std::move(e));
+  }
+  for (auto &[name, value] : cacheOutputs)
+    entries.push_back(resultEntry(name, value));
+  if (!firstError.empty())
+    return createStringError("%s", firstError.c_str());
   // Every argument and result says what it is (#dat.program_value); inputs
   // and weights are read-only (the program maps them from files). (Set all
   // at once: setArgAttr per argument rebuilds and uniques the whole
@@ -270,11 +287,18 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
     std::optional<int64_t> lo, hi;
     if (e.range)
       std::tie(lo, hi) = *e.range;
+    ArrayAttr dims;
+    DenseI64ArrayAttr maxShape;
+    if (!e.dims.empty()) {
+      dims = b.getStrArrayAttr(
+          SmallVector<StringRef>(e.dims.begin(), e.dims.end()));
+      maxShape = b.getDenseI64ArrayAttr(e.shape);
+    }
     return b.getNamedAttr(
         mlir::dat::DatDialect::kProgramValueAttrName,
         mlir::dat::ProgramValueAttr::get(b.getContext(), kind, e.name, lo, hi,
-                                         /*reference_shape=*/nullptr,
-                                         /*permutation=*/{}));
+                                         /*reference_shape=*/nullptr, dims,
+                                         maxShape, /*permutation=*/{}));
   };
   NamedAttribute readOnly =
       b.getNamedAttr(bufferization::BufferizationDialect::kWritableAttrName,
@@ -288,11 +312,106 @@ Expected<OwningOpRef<ModuleOp>> ModelBuilder::finish() {
   }
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
-  if (mlir::failed(verify(*module)))
-    return createStringError("%s: internal error: the IR built for %s does "
-                             "not verify",
-                             config.path.c_str(), config.module.c_str());
   return std::move(module);
+}
+
+SignatureEntry ModelBuilder::resultEntry(StringRef name, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SignatureEntry e{
+      SignatureEntry::Output, name.str(),
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+      "float32"};
+  if (type.hasStaticShape())
+    return e;
+  // A dynamic dimension of a result is one of the inputs': which one, the
+  // IR proves (value bounds through the linalg, tensor and dat ops).
+  e.dims.assign(type.getRank(), "");
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    e.dims[d] = dimName(value, d);
+    if (e.dims[d].empty())
+      error(config.path + ": outputs." + name +
+            ": internal error: " + "dimension " + Twine(d) +
+            " is dynamic, but not one of the " + "inputs' dynamic_dims");
+    else
+      e.shape[d] = config.dynamicDimMax(e.dims[d]);
+  }
+  return e;
+}
+
+/// The argument and dimension of `fn` that dimension `d` of `v` equals:
+/// through the layers outlined into functions (calls, their callees'
+/// results and arguments), and otherwise by value bounds (linalg, tensor
+/// and dat ops) against `fn`'s arguments and the results of its calls. (A
+/// layer being built is a function whose body still uses `fn`'s values.)
+/// `depth` bounds the nesting.
+static std::optional<std::pair<unsigned, int64_t>>
+traceToArgument(Value v, int64_t d, func::FuncOp fn, int depth) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.isDynamicDim(d) || depth > 8)
+    return std::nullopt;
+  Block &entry = fn.getBody().front();
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &entry)
+    return std::make_pair(arg.getArgNumber(), d);
+  // A call's result: its callee's returned value, traced to the callee's
+  // argument, is the call's operand.
+  if (auto call = v.getDefiningOp<func::CallOp>()) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isExternal())
+      return std::nullopt;
+    auto ret = cast<func::ReturnOp>(callee.getBody().front().getTerminator());
+    auto inner =
+        traceToArgument(ret.getOperand(cast<OpResult>(v).getResultNumber()), d,
+                        callee, depth + 1);
+    if (!inner)
+      return std::nullopt;
+    return traceToArgument(call.getOperand(inner->first), inner->second, fn,
+                           depth + 1);
+  }
+  // Otherwise a dimension the IR proves equal to an argument's or a call
+  // result's.
+  SmallVector<std::pair<Value, int64_t>> candidates;
+  auto add = [&](Value c) {
+    if (auto t = dyn_cast<RankedTensorType>(c.getType()))
+      for (int64_t k = 0; k < t.getRank(); ++k)
+        if (t.isDynamicDim(k))
+          candidates.push_back({c, k});
+  };
+  for (BlockArgument arg : entry.getArguments())
+    add(arg);
+  fn.walk([&](func::CallOp call) {
+    for (Value r : call.getResults())
+      add(r);
+  });
+  for (auto [c, k] : candidates) {
+    FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual({v, d}, {c, k});
+    if (succeeded(equal) && *equal)
+      return traceToArgument(c, k, fn, depth + 1);
+  }
+  return std::nullopt;
+}
+
+std::string ModelBuilder::dimName(Value v, int64_t d) {
+  std::optional<std::pair<unsigned, int64_t>> arg =
+      traceToArgument(v, d, func, 0);
+  if (!arg || arg->first >= entries.size())
+    return "";
+  const SignatureEntry &entry = entries[arg->first];
+  if (entry.kind != SignatureEntry::Input ||
+      arg->second >= static_cast<int64_t>(entry.dims.size()))
+    return "";
+  return entry.dims[arg->second];
+}
+
+bool ModelBuilder::sameDim(Value a, int64_t da, Value c, int64_t dc) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tc = cast<RankedTensorType>(c.getType());
+  if (!ta.isDynamicDim(da) || !tc.isDynamicDim(dc))
+    return ta.getDimSize(da) == tc.getDimSize(dc);
+  std::string name = dimName(a, da);
+  return !name.empty() && name == dimName(c, dc);
 }
 
 Value ModelBuilder::stack(StringRef name, int64_t count, Value x,

@@ -25,6 +25,14 @@ Value ModelBuilder::emptyLike(ArrayRef<int64_t> shape) {
   return tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
 }
 
+Value ModelBuilder::emptyLike(ArrayRef<OpFoldResult> shape) {
+  return tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+}
+
+OpFoldResult ModelBuilder::dimOf(Value x, int64_t d) {
+  return tensor::getMixedSize(b, loc, x, d);
+}
+
 Value ModelBuilder::linear(Value x, StringRef prefix, int64_t out, bool bias) {
   if (failed() || !x)
     return {};
@@ -128,11 +136,12 @@ namespace {
 struct LastAxis {
   AffineMap id, row, last;
   SmallVector<utils::IteratorType> reduce;
-  SmallVector<int64_t> rowShape;
+  SmallVector<OpFoldResult> rowShape; // dynamic sizes as values
 };
 } // namespace
 
-static LastAxis lastAxis(OpBuilder &b, RankedTensorType t) {
+static LastAxis lastAxis(OpBuilder &b, Location loc, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
   int64_t rank = t.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> rowExprs;
@@ -144,7 +153,8 @@ static LastAxis lastAxis(OpBuilder &b, RankedTensorType t) {
   m.last = AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx);
   m.reduce.assign(rank - 1, utils::IteratorType::parallel);
   m.reduce.push_back(utils::IteratorType::reduction);
-  m.rowShape.assign(t.getShape().begin(), t.getShape().end() - 1);
+  m.rowShape = tensor::getMixedSizes(b, loc, x);
+  m.rowShape.pop_back();
   return m;
 }
 
@@ -179,7 +189,7 @@ Value ModelBuilder::rmsNorm(Value x, StringRef prefix, double eps) {
   Value w = weight((prefix + ".weight").str(), {d});
   if (failed())
     return {};
-  LastAxis m = lastAxis(b, t);
+  LastAxis m = lastAxis(b, loc, x);
   Value sq = sumLastAxis(
       *this, m, {x}, {m.id}, [](OpBuilder &nb, Location nl, ValueRange a) {
         return Value(arith::MulFOp::create(nb, nl, a[0], a[0]));
@@ -220,7 +230,7 @@ Value ModelBuilder::layerNorm(Value x, StringRef prefix, double eps,
   Value bv = bias ? weight((prefix + ".bias").str(), {d}) : Value();
   if (failed())
     return {};
-  LastAxis m = lastAxis(b, t);
+  LastAxis m = lastAxis(b, loc, x);
   // Two passes, as nn.LayerNorm: mean, then the biased mean of (x − mean)².
   float n = static_cast<float>(d), e = static_cast<float>(eps);
   Value sum =

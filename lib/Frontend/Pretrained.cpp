@@ -114,7 +114,15 @@ Expected<ModelConfig> loadModelFolder(StringRef dir,
                                static_cast<long long>(len),
                                static_cast<long long>(*maxLen));
     config.inputs = {{"idx", {batch, len}, "int64"}};
+    if (options.dynamic) {
+      config.inputs[0].dims = {"batch", "seq"};
+      config.dynamicDims = {{"batch", batch}, {"seq", len}};
+    }
   } else {
+    if (options.dynamic)
+      return createStringError("--dynamic: %s is built for static shapes "
+                               "only (language models take it)",
+                               cls->name);
     if (options.seqLen)
       return createStringError("--seq-len: %s takes images, whose size is "
                                "image_shape",

@@ -124,6 +124,10 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           pm.addPass(createSCFForLoopPeeling());
           pm.addPass(createSCFForLoopCanonicalizationPass());
           pm.addPass(createCanonicalizerPass());
+          // Tiles of a dynamic size (a dynamic length's last tile and key
+          // block) computed padded to their bound, so that they are static.
+          pm.addPass(createDatPadDynamicTiles());
+          pm.addPass(createCanonicalizerPass());
           DatRegisterTilesOptions tiles;
           tiles.vectorWidth = options.vectorWidth;
           tiles.rows = options.registerRows;

@@ -93,7 +93,9 @@ def _tensor_specs(inputs):
         if isinstance(v, dict):
             specs[name] = dict(v)
         elif isinstance(v, (tuple, list)):
-            specs[name] = {"shape": [int(d) for d in v]}
+            # (a dynamic dimension by its name)
+            specs[name] = {"shape": [d if isinstance(d, str) else int(d)
+                                     for d in v]}
         else:
             a = v if hasattr(v, "shape") and hasattr(v, "dtype") \
                 else np.asarray(v)
@@ -114,9 +116,10 @@ def _default_outputs(name):
 
 def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
             outputs=None, call=None, batch=None, seq_len=None,
-            random_weights=None, target="cpu", precision="fp32", gemm=None,
-            cpu=None, pipeline=None, allow_nonfinite=False, datc=None,
-            verbose=False):
+            dynamic_dims=None, dynamic=False, random_weights=None,
+            target="cpu",
+            precision="fp32", gemm=None, cpu=None, pipeline=None,
+            allow_nonfinite=False, datc=None, verbose=False):
     """Compiles `model` and returns a callable CompiledModel.
 
     model: a config dict or file (docs/config-format.md), a folder (a
@@ -131,6 +134,13 @@ def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
       "dtype"} or an example array) and forward's keyword arguments;
       language and vision models need none (idx [batch, seq_len or
       max_block_size]; image [batch, C, H, W]; output logits).
+    dynamic_dims: name -> largest size of the dimensions that take any size
+      at run time; a shape in `inputs` names them, e.g.
+      inputs={"x": ["batch", "seq", 64]}, dynamic_dims={"batch": 8,
+      "seq": 512} (docs/config-format.md lists the modules that take them).
+    dynamic: language models (given as a module or folder): any batch up
+      to `batch` (default 1; more runs in parts) and length up to `seq_len`
+      (default max_block_size), each call doing the work of its own sizes.
     target "cpu" | "cuda"; precision "fp32" | "bf16"; gemm "generated" |
       "library"; cpu: the CPU to compile for (default this host's);
       pipeline: other --dat-program-pipeline options, "K=V ...".
@@ -138,7 +148,8 @@ def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
     work = tempfile.mkdtemp(prefix="dat-")
     try:
         return _compile(work, model, weights, module, kwargs, inputs,
-                        outputs, call, batch, seq_len, random_weights,
+                        outputs, call, batch, seq_len, dynamic_dims, dynamic,
+                        random_weights,
                         target, precision, gemm, cpu, pipeline,
                         allow_nonfinite, datc, verbose)
     except BaseException:
@@ -147,7 +158,9 @@ def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
 
 
 def _compile(work, model, weights, module, kwargs, inputs, outputs, call,
-             batch, seq_len, random_weights, target, precision, gemm, cpu,
+             batch, seq_len, dynamic_dims, dynamic, random_weights, target,
+             precision,
+             gemm, cpu,
              pipeline, allow_nonfinite, datc, verbose):
     src = os.path.join(work, "src")
     os.makedirs(src)
@@ -187,6 +200,9 @@ def _compile(work, model, weights, module, kwargs, inputs, outputs, call,
                            "forward takes)" % config.get("module"))
         if call is not None:
             config["call"] = dict(call)
+        if dynamic_dims is not None:
+            config["dynamic_dims"] = {str(k): int(v)
+                                      for k, v in dynamic_dims.items()}
         if outputs is not None or "outputs" not in config:
             names = outputs or _default_outputs(config.get("module", ""))
             config["outputs"] = {n: {} for n in names}
@@ -200,10 +216,17 @@ def _compile(work, model, weights, module, kwargs, inputs, outputs, call,
             folder_args += ["--batch", str(int(batch))]
         if seq_len:
             folder_args += ["--seq-len", str(int(seq_len))]
-        if inputs is not None or outputs is not None or call is not None:
-            raise DatError("inputs/outputs/call: a folder's model is a "
+        if dynamic:
+            folder_args += ["--dynamic"]
+        if inputs is not None or outputs is not None or call is not None \
+                or dynamic_dims is not None:
+            raise DatError("inputs/outputs/call/dynamic_dims: a folder's "
+                           "model is a "
                            "language or vision model with its own; pass a "
                            "config for others")
+    if config is not None and dynamic:
+        raise DatError("dynamic=True applies to language models given "
+                       "without inputs=; a config names its dynamic_dims")
     if config is not None and (batch or seq_len):
         raise DatError("batch/seq_len apply to language and vision models "
                        "given without inputs=; give the shapes in inputs=")

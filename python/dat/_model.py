@@ -49,6 +49,11 @@ class CompiledModel:
         # Sequence length (dimension 1): only where the model is causal.
         self._causal = p.has_step
         self._seq = p.inputs[0].shape[1] if self._causal else None
+        # Dynamic dimensions (dynamic_dims): the program takes the sizes it
+        # is given; a batch beyond its maximum runs in parts.
+        self._dynamic = bool(p.dim_maxima)
+        first = {(s.dims[0] if s.dims else "") for s in p.inputs + p.results}
+        self._dynamic_batch = first.pop() if len(first) == 1 else ""
         self._finalizer = None
 
     # What the program reads and writes.
@@ -60,6 +65,12 @@ class CompiledModel:
     @property
     def outputs(self):
         return {s.name: (s.shape, s.dtype) for s in self._program.results}
+
+    @property
+    def dynamic_dims(self):
+        """name -> largest size of each dynamic dimension (a config's
+        dynamic_dims; empty for a program of fixed shapes)."""
+        return dict(self._program.dim_maxima)
 
     @property
     def module(self):
@@ -103,6 +114,11 @@ class CompiledModel:
             value, device = _tensors.to_numpy(kwargs[s.name])
             like = like or device
             arrays.append(_tensors.for_slot(value, s, "input '%s'" % s.name))
+        if self._dynamic:
+            results = self._run_dynamic(arrays)
+            outs = {s.name: _tensors.from_numpy(r, s, like)
+                    for r, s in zip(results, p.results)}
+            return next(iter(outs.values())) if len(outs) == 1 else outs
         # The actual batch and sequence length, checked against the slots.
         batch = arrays[0].shape[0] if self._batch and arrays[0].ndim else None
         seq = arrays[0].shape[1] if self._causal else None
@@ -120,6 +136,24 @@ class CompiledModel:
         outs = {s.name: _tensors.from_numpy(r, s, like)
                 for r, s in zip(results, p.results)}
         return next(iter(outs.values())) if len(outs) == 1 else outs
+
+    def _run_dynamic(self, arrays):
+        """A program of dynamic dimensions runs the arrays as they are; a
+        dynamic batch (dimension 0 of every tensor) beyond its maximum runs
+        in parts of the maximum."""
+        p = self._program
+        name = self._dynamic_batch
+        if not name or not arrays or arrays[0].ndim == 0 or \
+                arrays[0].shape[0] <= p.dim_maxima[name]:
+            return p.run(arrays)
+        B, batch = p.dim_maxima[name], arrays[0].shape[0]
+        if any(a.ndim == 0 or a.shape[0] != batch for a in arrays):
+            return p.run(arrays)  # the error names the input at fault
+        chunks = [p.run([np.ascontiguousarray(a[start:start + B])
+                         for a in arrays])
+                  for start in range(0, batch, B)]
+        return [np.ascontiguousarray(np.concatenate(parts))
+                for parts in zip(*chunks)]
 
     def _run(self, arrays, batch, seq):
         p = self._program

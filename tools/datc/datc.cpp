@@ -46,13 +46,16 @@ static const char *kUsage =
     "dat|llvm|llvm-ir|ptx|exe|library]\n"
     "               [PIPELINE] [--cpu NAME] [--general-maps] [--verbose]\n"
     "               [--timing] [--mlir-...] -o OUT\n"
-    "  datc compile FOLDER [--module NAME] [--batch B] [--seq-len T] ...\n"
+    "  datc compile FOLDER [--module NAME] [--batch B] [--seq-len T]\n"
+    "               [--dynamic] ...\n"
     "               a save_pretrained folder (config.json of constructor\n"
     "               kwargs, model.safetensors): the language and vision\n"
     "               models, class inferred from the kwargs or --module;\n"
     "               inputs idx [B, T] (T default max_block_size) or image\n"
-    "               [B, C, H, W]; output logits. A folder whose config.json\n"
-    "               names its module is a config with its weights.\n"
+    "               [B, C, H, W]; output logits. --dynamic (language\n"
+    "               models): any batch up to B and length up to T at run\n"
+    "               time. A folder whose config.json names its module is a\n"
+    "               config with its weights.\n"
     "  datc check CASE_DIR [PIPELINE] [--general-maps] [--verbose] [--timing]\n"
     "             [--mlir-...]: compile a case (config.json, "
     "model.safetensors,\n"
@@ -216,6 +219,8 @@ int main(int argc, char **argv) {
           n > (int64_t(1) << 31))
         return usageError(a + " expects a positive integer, got '" + v + "'");
       (a == "--batch" ? options.folder.batch : options.folder.seqLen) = n;
+    } else if (a == "--dynamic") {
+      options.folder.dynamic = true;
     } else if (a == "--general-maps") {
       options.rotaryMaps = false;
     } else if (a.starts_with("--mlir-") || a.starts_with("-mlir-")) {
@@ -263,7 +268,7 @@ int main(int argc, char **argv) {
     if (!options.weightsPath.empty() || options.randomSeed ||
         !options.outputPath.empty() || options.emit != dat::Emit::Exe ||
         !options.folder.module.empty() || options.folder.batch ||
-        options.folder.seqLen)
+        options.folder.seqLen || options.folder.dynamic)
       return usageError("check takes only CASE_DIR, the pipeline's options, "
                         "--general-maps and --mlir- options");
     Expected<bool> pass = dat::checkCase(positional, options, outs());

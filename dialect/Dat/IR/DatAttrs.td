@@ -52,6 +52,10 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
     weight read as `[16, 512, 32]` panels is `reference_shape =
     [512, 512], permutation = 0, 2, 1` (the file's tensor seen as
     `[16, 32, 512]`).
+    A tensor with dynamic dimensions (a config's `dynamic_dims`) carries
+    their names in `dims` (one string per dimension, empty for a static one)
+    and its largest shape in `max_shape`; tensors sharing a name share the
+    size at run time.
     Shapes and element types are the function's own; the pass
     `dat-program-manifest` turns these attributes into the manifest the
     runtime reads (`include/dat/Runtime/ProgramABI.h`).
@@ -74,6 +78,8 @@ def Dat_ProgramValueAttr : AttrDef<Dat_Dialect, "ProgramValue"> {
     OptionalParameter<"std::optional<int64_t>">:$min,
     OptionalParameter<"std::optional<int64_t>">:$max,
     OptionalParameter<"::mlir::DenseI64ArrayAttr", "the reference tensor's shape, where the permutation applies to it reshaped (blocked by register panels)">:$reference_shape,
+    OptionalParameter<"::mlir::ArrayAttr", "per dimension, the name of a dynamic dimension (a string; empty: static)">:$dims,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr", "the largest size of each dimension (a dynamic one's maximum)">:$max_shape,
     // (Last: its elements are bare, comma-separated integers.)
     OptionalArrayRefParameter<"int64_t", "the weight's layout: argument dimension i is reference dimension permutation[i]">:$permutation
   );

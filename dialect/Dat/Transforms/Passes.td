@@ -232,6 +232,27 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def DatPadDynamicTiles : Pass<"dat-pad-dynamic-tiles"> {
+  let summary = "Compute tiles of dynamic size on operands padded to their bound";
+  let description = [{
+    Over a dynamic length (a config's `dynamic_dims`), the last tile of a
+    tile loop and the last key block of a key loop have a dynamic size,
+    bounded by a constant (the tile). In functions with dynamically shaped
+    arguments, each `linalg.generic` in a loop whose
+    dynamic loop ranges are all so bounded is computed on its operands
+    padded to the bounds (`tensor.pad`) and its results are sliced back, so
+    that the vector layer (`dat-register-tiles`, which needs static shapes)
+    applies to it. A dimension the op reduces over is padded with the
+    reduction's neutral element (0 for sums, -inf for maxima); an op whose
+    body does not show that the padded element reaches the reduction
+    directly (`out ⊕ in`) or as a product (`out + a·b`) is left alone (scalar
+    loops).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def DatRegisterTiles : Pass<"dat-register-tiles"> {
   let summary = "Register-tile and vectorize the contractions (CPU)";
   let description = [{

@@ -21,8 +21,15 @@ namespace dat {
 
 struct TensorSpec {
   std::string name;
+  /// A dynamic dimension's entry is its largest size.
   std::vector<int64_t> shape;
   std::string dtype; // "float32" | "int64"
+  /// Per dimension: "" (static) or the name of a dynamic dimension
+  /// (`dynamic_dims`), whose size the program takes at run time, up to the
+  /// maximum. Empty where every dimension is static.
+  std::vector<std::string> dims;
+
+  bool isDynamic(size_t d) const { return d < dims.size() && !dims[d].empty(); }
 };
 
 struct ModelConfig {
@@ -33,6 +40,9 @@ struct ModelConfig {
   llvm::json::Object call;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  /// `dynamic_dims`: each dynamic dimension's name and largest size, sorted
+  /// by name.
+  std::vector<std::pair<std::string, int64_t>> dynamicDims;
   double rtol = 1e-4;
   double atol = 1e-5;
   /// Build the one-token decode step of a language model instead of its
@@ -43,6 +53,8 @@ struct ModelConfig {
   bool generalOrthogonalMaps = false;
 
   const TensorSpec *findInput(llvm::StringRef name) const;
+  /// The largest size of dynamic dimension `name` (0 if there is none).
+  int64_t dynamicDimMax(llvm::StringRef name) const;
   bool wantsOutput(llvm::StringRef name) const;
 };
 
@@ -57,6 +69,8 @@ struct FolderOptions {
   std::string module; // the reference class; "" infers it from the kwargs
   int64_t batch = 0;  // 0: 1
   int64_t seqLen = 0; // language models; 0: max_block_size
+  /// Language models: idx ["batch", "seq"], dynamic up to batch and seqLen.
+  bool dynamic = false;
 };
 
 /// Whether `path` is a folder (a model folder, or an error to report).

@@ -40,6 +40,9 @@ struct SignatureEntry {
   /// For integer inputs: the values the model accepts (checked by the
   /// program before it runs), e.g. positions that index a table.
   std::optional<std::pair<int64_t, int64_t>> range;
+  /// Per dimension, the name of a dynamic one ("" static; empty: none);
+  /// `shape` then holds its largest size.
+  std::vector<std::string> dims = {};
 };
 
 class ModelBuilder {
@@ -156,6 +159,10 @@ public:
   /// [B,H,L,d] -> [B,L,H·d]
   mlir::Value mergeHeads(mlir::Value x);
   mlir::Value emptyLike(llvm::ArrayRef<int64_t> shape);
+  /// An empty f32 tensor of these sizes (dynamic ones as values).
+  mlir::Value emptyLike(llvm::ArrayRef<mlir::OpFoldResult> shape);
+  /// Dimension `d` of `x`: a constant, or `tensor.dim` where dynamic.
+  mlir::OpFoldResult dimOf(mlir::Value x, int64_t d);
   /// LayerNorm over the last axis (biased two-pass variance), with
   /// `prefix.weight` and, if `bias`, `prefix.bias`.
   mlir::Value layerNorm(mlir::Value x, llvm::StringRef prefix, double eps,
@@ -176,6 +183,20 @@ public:
 
 private:
   mlir::Value addArgument(SignatureEntry entry);
+  /// The signature entry of a result `value`: its shape and, for dynamic
+  /// dimensions, the inputs' names of them.
+  SignatureEntry resultEntry(llvm::StringRef name, mlir::Value value);
+
+public:
+  /// The dynamic_dims name of dimension `d` of `v`: an input's, or one the
+  /// IR proves equal to it; "" for a static dimension (or one not traced).
+  std::string dimName(mlir::Value v, int64_t d);
+  /// Whether dimension `da` of `a` and `dc` of `c` have one size: equal
+  /// static sizes, or dynamic dimensions of one name (which the program
+  /// checks at run time).
+  bool sameDim(mlir::Value a, int64_t da, mlir::Value c, int64_t dc);
+
+private:
   bool sameShape(mlir::Value a, mlir::Value c);
   const llvm::json::Value *kwarg(llvm::StringRef key);
   /// "<config>: kwargs[.nested]." + key, for diagnostics.

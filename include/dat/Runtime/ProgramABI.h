@@ -12,9 +12,14 @@
 // The manifest lists the model function's arguments and results in order:
 //
 //   {"args":    [{"name": "x", "kind": "input"|"weight", "dtype": "F32",
-//                 "shape": [2, 16, 64]}, ...],
+//                 "shape": [2, 16, 64],
+//                 "dims": ["batch", "seq", ""]}, ...],  // dynamic_dims only
 //    "results": [{"name": "y", "dtype": "F32", "shape": [...]}, ...],
 //    "step":    {"args": [...], "results": [...]}}     // language models
+//
+// A tensor with dynamic dimensions (a config's dynamic_dims) names them in
+// "dims" ("" for a static one); its "shape" holds their largest sizes, and
+// its descriptors carry the sizes of the call.
 //
 // `dat_step` decodes one token: inputs `idx` [B, 1] and `position` [1],
 // args of kind "cache" (zeroed before the first step) and the weights;

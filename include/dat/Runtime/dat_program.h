@@ -8,7 +8,8 @@
  * The runtime inside links no LLVM.
  *
  * Tensors are contiguous row-major buffers the caller owns, of the dtype
- * and shape the manifest gives: inputs in the order of the manifest's
+ * and shape the manifest gives (dynamic dimensions at the sizes of
+ * dat_program_set_dims): inputs in the order of the manifest's
  * `args` of kind "input" (sorted by name), outputs in the order of its
  * `results`. Nothing is copied out of or kept from an input after a call
  * returns. A dat_program runs one call at a time (calls from several
@@ -33,7 +34,7 @@
 extern "C" {
 #endif
 
-#define DAT_PROGRAM_API_VERSION 1
+#define DAT_PROGRAM_API_VERSION 2
 
 /* dat_program_create flags. */
 #define DAT_PROGRAM_ALLOW_NONFINITE 1u /* accept NaN/Inf float inputs */
@@ -62,6 +63,16 @@ const char *dat_program_last_error(void);
  * are refused before anything runs. */
 int dat_program_run(dat_program *program, const void *const *inputs,
                     void *const *outputs);
+
+/* Sizes of the program's dynamic dimensions (the manifest's `dims`: a
+ * config's dynamic_dims) for the next dat_program_run calls: names[i] is
+ * given sizes[i], each in [1, its maximum]; every dynamic dimension must be
+ * named. The inputs and outputs of those calls are contiguous buffers of
+ * the shapes these sizes give. Until the first call, every dimension is at
+ * its maximum (the manifest's `shape`). A program without dynamic
+ * dimensions accepts count 0. */
+int dat_program_set_dims(dat_program *program, int count,
+                         const char *const *names, const int64_t *sizes);
 
 /* Whether the program has a decode step (language models). */
 int dat_program_has_step(const dat_program *program);

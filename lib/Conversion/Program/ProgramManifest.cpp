@@ -53,17 +53,32 @@ static FailureOr<llvm::json::Object> describe(FunctionOpInterface fn, Type type,
                           << " (every argument and result of a program's "
                              "entry function says what it is)";
   auto shaped = dyn_cast<ShapedType>(type);
-  const char *dtype = shaped && shaped.hasStaticShape()
-                          ? dtypeName(shaped.getElementType())
-                          : nullptr;
+  // A dynamic dimension is one the value's `dims` names, up to its
+  // `max_shape`.
+  ArrayAttr dims = value.getDims();
+  bool described = shaped && shaped.hasRank();
+  for (int64_t d = 0; described && d < shaped.getRank(); ++d)
+    described = !shaped.isDynamicDim(d) ||
+                (dims && dims.size() == static_cast<size_t>(shaped.getRank()) &&
+                 !cast<StringAttr>(dims[d]).getValue().empty());
+  const char *dtype = described ? dtypeName(shaped.getElementType()) : nullptr;
   if (!dtype)
     return fn.emitError() << what << " " << index << " ('" << value.getName()
                           << "'): " << type
-                          << " is not a statically shaped tensor or memref "
-                             "of f32, bf16, f16 or i64";
-  llvm::json::Object o{{"name", value.getName()},
-                       {"dtype", dtype},
-                       {"shape", llvm::json::Array(shaped.getShape())}};
+                          << " is not a tensor or memref of f32, bf16, f16 "
+                             "or i64 whose dynamic dimensions are named";
+  llvm::json::Object o{{"name", value.getName()}, {"dtype", dtype}};
+  if (dims) {
+    o["shape"] = llvm::json::Array(value.getMaxShape().asArrayRef());
+    llvm::json::Array names;
+    for (auto [d, name] : llvm::enumerate(dims))
+      names.push_back(shaped.isDynamicDim(d)
+                          ? cast<StringAttr>(name).getValue().str()
+                          : std::string());
+    o["dims"] = std::move(names);
+  } else {
+    o["shape"] = llvm::json::Array(shaped.getShape());
+  }
   switch (value.getKind()) {
   case ProgramValueKind::Output:
     return o;

@@ -118,22 +118,25 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
 
   // The reference scales by 1/sqrt(head_dim) even when key_dim differs.
   float scale = 1.0f / std::sqrt(static_cast<float>(p.headDim));
-  auto qt = cast<RankedTensorType>(q.getType());
-  auto kt = cast<RankedTensorType>(k.getType());
-  int64_t B = qt.getDimSize(0), Lq = qt.getDimSize(2), Lk = kt.getDimSize(2);
+  // (Batch and lengths may be dynamic: the tensors' own sizes.)
+  OpFoldResult batch = mb.dimOf(q, 0), lq = mb.dimOf(q, 2), lk = mb.dimOf(k, 2);
+  OpFoldResult heads = mb.b.getIndexAttr(p.nHeads);
   Value o = mlir::dat::AttentionOp::create(
-      mb.b, mb.loc, q, k, v, mb.emptyLike({B, p.nHeads, Lq, p.headDim}), scale,
+      mb.b, mb.loc, q, k, v,
+      mb.emptyLike({batch, heads, lq, mb.b.getIndexAttr(p.headDim)}), scale,
       causal, mask, mb.decodePosition());
   AttentionResult r;
   r.out =
       mb.linear(mb.mergeHeads(o), name("wo"), p.nHeads * p.headDim, p.biasOut);
-  if (wantWeights)
+  if (wantWeights) {
+    Value init = mb.emptyLike({batch, heads, lq, lk});
     r.weights = mlir::dat::AttentionWeightsOp::create(
-        mb.b, mb.loc, mb.emptyLike({B, p.nHeads, Lq, Lk}).getType(), q, k, mask,
+        mb.b, mb.loc, init.getType(), q, k, mask,
         /*key_mask=*/Value(), /*score_scale=*/Value(),
-        /*query_offset=*/Value(), mb.emptyLike({B, p.nHeads, Lq, Lk}),
-        mb.b.getF32FloatAttr(scale), /*mask_fill=*/FloatAttr(), causal,
+        /*query_offset=*/Value(), init, mb.b.getF32FloatAttr(scale),
+        /*mask_fill=*/FloatAttr(), causal,
         /*logits=*/false);
+  }
   return r;
 }
 

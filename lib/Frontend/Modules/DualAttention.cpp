@@ -21,23 +21,20 @@ Value concatLast(ModelBuilder &mb, Value a, Value b) {
     return {};
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(b.getType());
-  SmallVector<int64_t> shape(at.getShape());
-  shape.back() += bt.getShape().back();
+  // (Leading dimensions may be dynamic: a's own sizes.)
+  SmallVector<OpFoldResult> sizesA = tensor::getMixedSizes(mb.b, mb.loc, a);
+  SmallVector<OpFoldResult> sizesB = tensor::getMixedSizes(mb.b, mb.loc, b);
+  SmallVector<OpFoldResult> shape = sizesA;
+  shape.back() = mb.b.getIndexAttr(at.getShape().back() + bt.getShape().back());
   Value out = mb.emptyLike(shape);
   int64_t rank = at.getRank();
   SmallVector<OpFoldResult> zeros(rank, mb.b.getIndexAttr(0));
   SmallVector<OpFoldResult> ones(rank, mb.b.getIndexAttr(1));
-  auto sizes = [&](RankedTensorType t) {
-    SmallVector<OpFoldResult> s;
-    for (int64_t d : t.getShape())
-      s.push_back(mb.b.getIndexAttr(d));
-    return s;
-  };
-  out = tensor::InsertSliceOp::create(mb.b, mb.loc, a, out, zeros, sizes(at),
-                                      ones);
+  out =
+      tensor::InsertSliceOp::create(mb.b, mb.loc, a, out, zeros, sizesA, ones);
   SmallVector<OpFoldResult> offsets = zeros;
   offsets.back() = mb.b.getIndexAttr(at.getShape().back());
-  return tensor::InsertSliceOp::create(mb.b, mb.loc, b, out, offsets, sizes(bt),
+  return tensor::InsertSliceOp::create(mb.b, mb.loc, b, out, offsets, sizesB,
                                        ones);
 }
 

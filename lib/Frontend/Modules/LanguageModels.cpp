@@ -9,6 +9,8 @@
 
 #include "Modules.h"
 
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -21,16 +23,15 @@ using namespace mlir;
 namespace dat {
 
 Value embedTokens(ModelBuilder &mb, Value idx, Value table) {
-  auto it = cast<RankedTensorType>(idx.getType());
   auto tt = cast<RankedTensorType>(table.getType());
-  SmallVector<int64_t> shape = {it.getDimSize(0), it.getDimSize(1),
-                                tt.getDimSize(1)};
+  // (Batch and length may be dynamic: the ids' own sizes.)
+  Value init = mb.emptyLike({mb.dimOf(idx, 0), mb.dimOf(idx, 1),
+                             mb.b.getIndexAttr(tt.getDimSize(1))});
   MLIRContext *ctx = mb.b.getContext();
   AffineExpr b, t, d;
   bindDims(ctx, b, t, d);
   return linalg::GenericOp::create(
-             mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-             ValueRange{idx}, ValueRange{mb.emptyLike(shape)},
+             mb.b, mb.loc, init.getType(), ValueRange{idx}, ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::get(3, 0, {b, t}, ctx),
                                  AffineMap::getMultiDimIdentityMap(3, ctx)},
              SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
@@ -74,7 +75,7 @@ Value addPositions(ModelBuilder &mb, Value x, Value table, float scale) {
   bindDims(ctx, b, t, d);
   return linalg::GenericOp::create(
              mb.b, mb.loc, xt, ValueRange{x, table},
-             ValueRange{mb.emptyLike(xt.getShape())},
+             ValueRange{mlir::dat::emptyTensorLike(mb.b, mb.loc, xt, x)},
              ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(3, ctx),
                                  AffineMap::get(3, 0, {t, d}, ctx),
                                  AffineMap::getMultiDimIdentityMap(3, ctx)},
@@ -95,7 +96,6 @@ Value addPositions(ModelBuilder &mb, Value x, Value table, float scale) {
 namespace {
 struct LMStream {
   Value x, cos, sin;
-  int64_t batch = 0, length = 0;
 };
 } // namespace
 
@@ -127,7 +127,9 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
     mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
     return std::nullopt;
   }
-  int64_t T = it.getDimSize(1);
+  // A dynamic length: its largest size.
+  int64_t T = it.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(idx, 1))
+                                 : it.getDimSize(1);
   if (mb.decoding() && T != 1) {
     mb.error(mb.config.path + ": inputs.idx: a decode step takes one token");
     return std::nullopt;
@@ -148,8 +150,6 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
   // The head is the embedding (tied): either key may hold it.
   mb.aliasWeight("layers.final_out.weight", "layers.token_embedder.weight");
   LMStream s;
-  s.batch = it.getDimSize(0);
-  s.length = T;
   s.x = embedTokens(mb, idx,
                     mb.weight("layers.token_embedder.weight", {vocab, d}));
   // Rows [first, first + T) of a [maxLen, ·] table: the positions of this
@@ -161,9 +161,10 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
     OpFoldResult first = mb.decoding() ? OpFoldResult(mb.decodePosition())
                                        : OpFoldResult(mb.b.getIndexAttr(0));
     return tensor::ExtractSliceOp::create(
-        mb.b, mb.loc, RankedTensorType::get({T, w}, mb.b.getF32Type()), table,
+        mb.b, mb.loc,
+        RankedTensorType::get({it.getDimSize(1), w}, mb.b.getF32Type()), table,
         ArrayRef<OpFoldResult>{first, mb.b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{mb.b.getIndexAttr(T), mb.b.getIndexAttr(w)},
+        ArrayRef<OpFoldResult>{mb.dimOf(idx, 1), mb.b.getIndexAttr(w)},
         ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1)});
   };
   if (posEnc == "pos_emb") {
@@ -262,8 +263,8 @@ void buildDualAttnTransformerLM(ModelBuilder &mb) {
         if (l > 0 && (shared || tieLibrary))
           mb.aliasWeight(own + "symbol_library.weight",
                          first + "symbol_library.weight");
-        symbols = emitPositionalSymbols(mb, shared || tieLibrary ? first : own,
-                                        s->batch, s->length);
+        symbols =
+            emitPositionalSymbols(mb, shared || tieLibrary ? first : own, x);
       } else {
         if (l > 0 && shared)
           mb.aliasWeight(own + "rel_pos_enc.rel_pos_embeddings",

@@ -96,7 +96,8 @@ DualAttentionResult emitDualAttention(ModelBuilder &mb, llvm::StringRef prefix,
 /// Concatenates [..., a] and [..., b] along the last axis.
 mlir::Value concatLast(ModelBuilder &mb, mlir::Value a, mlir::Value b);
 /// Broadcasts a [rows, D] weight slice to [B, rows, D].
-mlir::Value broadcastBatch(ModelBuilder &mb, mlir::Value x, int64_t batch);
+mlir::Value broadcastBatch(ModelBuilder &mb, mlir::Value x,
+                           mlir::OpFoldResult batch);
 
 void buildAttentionModule(ModelBuilder &mb);
 /// APE: `Sequential + SelfMHA` and `Grid + SelfMHA` (spec §9).
@@ -178,8 +179,10 @@ void buildVisionTransformer(ModelBuilder &mb);
 void buildVisionDualAttnTransformer(ModelBuilder &mb);
 /// PositionalSymbolRetriever / PositionRelativeSymbolRetriever forwards
 /// (kwargs from the current scope, weights under `prefix`).
+/// (The positional symbols of the stream `x` [B, L, D]: its batch and
+/// length, dynamic ones included.)
 mlir::Value emitPositionalSymbols(ModelBuilder &mb, llvm::StringRef prefix,
-                                  int64_t batch, int64_t length);
+                                  mlir::Value x);
 mlir::Value emitRelativeSymbols(ModelBuilder &mb, llvm::StringRef prefix,
                                 int64_t length);
 /// The position-relative symbol table [2M+1, symbol_dim] itself: the models

@@ -95,13 +95,20 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   // retriever, [2M+1, d_model] (kept a table: the op gathers its band), or,
   // for this module on its own, as the reference's [L, L, d_model] input.
   bool table = p.relativeSymbols && st.getRank() == 2;
+  if (p.relativeSymbols && !table && !xt.hasStaticShape()) {
+    mb.error(mb.config.path +
+             ": inputs.symbols: position-relative symbols given whole "
+             "([L, L, d_model]) need a static batch and length; dynamic ones "
+             "take the retriever's table [2*max_rel_pos+1, d_model]");
+    return {};
+  }
   bool shapeOk =
       table ? st.getDimSize(1) == a.dModel && st.getDimSize(0) % 2 == 1
       : p.relativeSymbols
           ? st.getRank() == 3 && st.getDimSize(0) == L &&
                 st.getDimSize(1) == keys && st.getDimSize(2) == a.dModel
-          : st.getRank() == 3 && st.getDimSize(0) == xt.getDimSize(0) &&
-                st.getDimSize(1) == L && st.getDimSize(2) == a.dModel;
+          : st.getRank() == 3 && mb.sameDim(symbols, 0, x, 0) &&
+                mb.sameDim(symbols, 1, x, 1) && st.getDimSize(2) == a.dModel;
   if (!shapeOk) {
     mb.error(mb.config.path + ": inputs.symbols: expected shape " +
              (table               ? "[2*max_rel_pos+1, d_model]"
@@ -115,14 +122,17 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   float scale = 1.0f / std::sqrt(static_cast<float>(a.headDim));
   float relScale = 1.0f / std::sqrt(static_cast<float>(p.relProjDim));
   int64_t B = xt.getDimSize(0);
+  // (Batch and length may be dynamic: the input's own sizes.)
+  OpFoldResult batch = mb.dimOf(x, 0), len = mb.dimOf(x, 1),
+               nHeads = mb.b.getIndexAttr(a.nHeads);
   auto relationalAttention = [&](Value symbolValues, Value wr, int64_t width,
                                  bool perPair, bool relative) {
+    Value init = mb.emptyLike({batch, nHeads, len, mb.b.getIndexAttr(width)});
     return mlir::dat::RelationalAttentionOp::create(
-        mb.b, mb.loc, mb.emptyLike({B, a.nHeads, L, width}).getType(), q, k, qr,
-        kr, symbolValues, wr, /*mask=*/Value(), mb.decodePosition(),
-        mb.emptyLike({B, a.nHeads, L, width}), mb.b.getF32FloatAttr(scale),
-        mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation),
-        causal, perPair, relative);
+        mb.b, mb.loc, init.getType(), q, k, qr, kr, symbolValues, wr,
+        /*mask=*/Value(), mb.decodePosition(), init,
+        mb.b.getF32FloatAttr(scale), mb.b.getF32FloatAttr(relScale),
+        mb.b.getStringAttr(p.activation), causal, perPair, relative);
   };
 
   // The module's outputs from the heads' output [B,H,L,hd].
@@ -131,14 +141,15 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
     r.out = mb.linear(mb.mergeHeads(heads), name("wo"), a.nHeads * a.headDim,
                       a.biasOut);
     if (wantWeights) {
-      Value init = mb.emptyLike({B, a.nHeads, L, L});
+      Value init = mb.emptyLike({batch, nHeads, len, len});
       r.weights = mlir::dat::AttentionWeightsOp::create(
           mb.b, mb.loc, init.getType(), q, k, Value(), Value(), Value(),
           Value(), init, mb.b.getF32FloatAttr(scale), FloatAttr(), causal,
           /*logits=*/false);
     }
     if (wantRelations) {
-      Value init = mb.emptyLike({B, L, L, p.relations});
+      Value init =
+          mb.emptyLike({batch, len, len, mb.b.getIndexAttr(p.relations)});
       r.relations = mlir::dat::RelationsOp::create(
           mb.b, mb.loc, init.getType(), qr, kr, init,
           mb.b.getF32FloatAttr(relScale), mb.b.getStringAttr(p.activation));

@@ -25,17 +25,15 @@ using namespace mlir;
 
 namespace dat {
 
-Value broadcastBatch(ModelBuilder &mb, Value x, int64_t batch) {
+Value broadcastBatch(ModelBuilder &mb, Value x, OpFoldResult batch) {
   if (mb.failed() || !x)
     return {};
-  auto t = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = mb.b.getContext();
   AffineExpr b, i, d;
   bindDims(ctx, b, i, d);
-  SmallVector<int64_t> shape = {batch, t.getDimSize(0), t.getDimSize(1)};
+  Value init = mb.emptyLike({batch, mb.dimOf(x, 0), mb.dimOf(x, 1)});
   return linalg::GenericOp::create(
-             mb.b, mb.loc, RankedTensorType::get(shape, t.getElementType()),
-             ValueRange{x}, ValueRange{mb.emptyLike(shape)},
+             mb.b, mb.loc, init.getType(), ValueRange{x}, ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::get(3, 0, {i, d}, ctx),
                                  AffineMap::getMultiDimIdentityMap(3, ctx)},
              SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
@@ -74,7 +72,9 @@ Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
     return {};
   }
   auto name = [&](StringRef n) { return (prefix + n).str(); };
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = d / heads;
+  int64_t dh = d / heads;
+  // (Batch and length may be dynamic: the stream's own sizes.)
+  OpFoldResult B = mb.dimOf(x, 0), L = mb.dimOf(x, 1);
   Value templates = mb.weight(name("template_features"), {symbols, d});
   Value library = mb.weight(name("symbol_library"), {symbols, d});
   Value q = mb.swapSeqHeads(
@@ -87,9 +87,10 @@ Value emitSymbolicAttention(ModelBuilder &mb, StringRef prefix, Value x,
     return {};
   float c = scale ? static_cast<float>(*scale)
                   : 1.0f / std::sqrt(static_cast<float>(dh));
-  Value o = mlir::dat::AttentionOp::create(mb.b, mb.loc, q, k, v,
-                                           mb.emptyLike({B, heads, L, dh}), c,
-                                           /*causal=*/false);
+  Value o = mlir::dat::AttentionOp::create(
+      mb.b, mb.loc, q, k, v,
+      mb.emptyLike({B, mb.b.getIndexAttr(heads), L, mb.b.getIndexAttr(dh)}), c,
+      /*causal=*/false);
   return mb.mergeHeads(o);
 }
 
@@ -229,13 +230,16 @@ void buildRelationalSymbolicAttentionModule(ModelBuilder &mb) {
                            mb, "", mb.input("x", 3)));
 }
 
-Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
-                            int64_t L) {
+Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, Value x) {
   int64_t dim = mb.intArg("symbol_dim");
   int64_t maxLength = mb.intArg("max_length");
   mb.boolArg("sinusoidal", false); // stored but unused by the reference
-  if (mb.failed())
+  if (mb.failed() || !x)
     return {};
+  auto xt = cast<RankedTensorType>(x.getType());
+  // A dynamic length: its largest size.
+  int64_t L = xt.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(x, 1))
+                                 : xt.getDimSize(1);
   if (L > maxLength) {
     mb.error(mb.config.path + ": inputs.x: sequence length " + Twine(L) +
              " exceeds kwargs.max_length " + Twine(maxLength));
@@ -249,20 +253,19 @@ Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, int64_t B,
   OpFoldResult first = mb.decoding() ? OpFoldResult(mb.decodePosition())
                                      : OpFoldResult(mb.b.getIndexAttr(0));
   Value rows = tensor::ExtractSliceOp::create(
-      mb.b, mb.loc, RankedTensorType::get({L, dim}, mb.b.getF32Type()), table,
+      mb.b, mb.loc,
+      RankedTensorType::get({xt.getDimSize(1), dim}, mb.b.getF32Type()), table,
       ArrayRef<OpFoldResult>{first, mb.b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{mb.b.getIndexAttr(L), mb.b.getIndexAttr(dim)},
+      ArrayRef<OpFoldResult>{mb.dimOf(x, 1), mb.b.getIndexAttr(dim)},
       ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1)});
-  return broadcastBatch(mb, rows, B);
+  return broadcastBatch(mb, rows, mb.dimOf(x, 0));
 }
 
 void buildPositionalSymbolRetrieverModule(ModelBuilder &mb) {
   Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return;
-  auto xt = cast<RankedTensorType>(x.getType());
-  mb.output("symbols",
-            emitPositionalSymbols(mb, "", xt.getDimSize(0), xt.getDimSize(1)));
+  mb.output("symbols", emitPositionalSymbols(mb, "", x));
 }
 
 Value emitRelativeSymbolTable(ModelBuilder &mb, StringRef prefix) {
@@ -335,14 +338,12 @@ Value emitSymbolRetriever(ModelBuilder &mb, StringRef kind, StringRef prefix,
                           Value x) {
   if (mb.failed() || !x)
     return {};
-  auto xt = cast<RankedTensorType>(x.getType());
   if (kind == "symbolic_attention")
     return emitSymbolicAttentionFromKwargs(mb, prefix, x);
   if (kind == "rel_sym_attn")
     return emitRelationalSymbolicAttentionFromKwargs(mb, prefix, x);
   if (kind == "positional_symbols")
-    return emitPositionalSymbols(mb, prefix, xt.getDimSize(0),
-                                 xt.getDimSize(1));
+    return emitPositionalSymbols(mb, prefix, x);
   return emitRelativeSymbolTable(mb, prefix);
 }
 

@@ -145,6 +145,27 @@ int dat_program_run(dat_program *program, const void *const *inputs,
   });
 }
 
+int dat_program_set_dims(dat_program *program, int count,
+                         const char *const *names, const int64_t *sizes) {
+  if (!program || count < 0 || (count > 0 && (!names || !sizes))) {
+    lastError = !program ? "dat_program_set_dims: no program"
+                         : "dat_program_set_dims: no names or sizes";
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(program->mutex);
+  return guarded([&] {
+    std::map<std::string, int64_t> dims;
+    for (int i = 0; i < count; ++i) {
+      if (!names[i])
+        fail("dat_program_set_dims: name " + std::to_string(i) + " is null");
+      if (!dims.insert({names[i], sizes[i]}).second)
+        fail("dat_program_set_dims: '" + std::string(names[i]) +
+             "' is given twice");
+    }
+    program->forward->setDims(dims);
+  });
+}
+
 int dat_program_has_step(const dat_program *program) {
   return program && program->decoder ? 1 : 0;
 }

@@ -93,6 +93,15 @@ static std::vector<Slot> readSlots(const dat::json::Value *list, bool args) {
     dat::parseDType(v.get("dtype")->string, s.dtype);
     for (const dat::json::Value &d : v.get("shape")->array)
       s.shape.push_back(d.integer);
+    s.maxShape = s.shape;
+    if (const dat::json::Value *dims = v.get("dims")) {
+      for (const dat::json::Value &d : dims->array)
+        s.dims.push_back(d.string);
+      if (s.dims.size() != s.shape.size())
+        fail("the program's manifest is corrupt: '" + s.name + "' has " +
+             std::to_string(s.dims.size()) + " dims for rank " +
+             std::to_string(s.shape.size()));
+    }
     if (const dat::json::Value *p = v.get("permutation"))
       for (const dat::json::Value &d : p->array)
         s.permutation.push_back(d.integer);
@@ -236,10 +245,103 @@ void Call::run() {
   finishCall();
 }
 
+bool Call::isDynamic() const {
+  for (const std::vector<Slot> *slots : {&args, &results})
+    for (const Slot &s : *slots)
+      if (s.isDynamic())
+        return true;
+  return false;
+}
+
+/// "[batch <= 3, seq <= 200, 64]": a slot's shape with its dynamic dims.
+std::string dimsString(const Slot &s) {
+  std::string out = "[";
+  for (size_t d = 0; d < s.maxShape.size(); ++d) {
+    out += d ? ", " : "";
+    out += s.isDynamic() && !s.dims[d].empty()
+               ? s.dims[d] + " <= " + std::to_string(s.maxShape[d])
+               : std::to_string(s.maxShape[d]);
+  }
+  return out + "]";
+}
+
+void Call::shapeInputs(const std::vector<std::vector<int64_t>> &shapes,
+                       const std::function<std::string(size_t)> &what) {
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::string> from; // the input that sized each
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Slot &s = args[i];
+    if (s.kind != Slot::Input || i >= shapes.size() || shapes[i].empty())
+      continue;
+    const std::vector<int64_t> &shape = shapes[i];
+    bool fits = shape.size() == s.maxShape.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d) {
+      bool dynamic = s.isDynamic() && !s.dims[d].empty();
+      fits = dynamic ? shape[d] >= 1 && shape[d] <= s.maxShape[d]
+                     : shape[d] == s.maxShape[d];
+    }
+    if (!fits)
+      fail(what(i) + " is " + shapeString(shape) +
+           ", the model was compiled for " + dat::dtypeName(s.dtype) + " " +
+           dimsString(s));
+    for (size_t d = 0; s.isDynamic() && d < shape.size(); ++d) {
+      const std::string &name = s.dims[d];
+      if (name.empty())
+        continue;
+      auto [it, fresh] = sizes.insert({name, shape[d]});
+      if (fresh)
+        from[name] = what(i);
+      else if (it->second != shape[d])
+        fail(what(i) + " has " + name + " = " + std::to_string(shape[d]) +
+             " (dimension " + std::to_string(d) + "), but " + from[name] +
+             " has " + name + " = " + std::to_string(it->second));
+    }
+  }
+  setDims(sizes);
+}
+
+std::map<std::string, int64_t> Call::dimMaxima() const {
+  std::map<std::string, int64_t> maxima;
+  for (const std::vector<Slot> *slots : {&args, &results})
+    for (const Slot &s : *slots)
+      for (size_t d = 0; s.isDynamic() && d < s.dims.size(); ++d)
+        if (!s.dims[d].empty())
+          maxima[s.dims[d]] = s.maxShape[d];
+  return maxima;
+}
+
+void Call::setDims(const std::map<std::string, int64_t> &sizes) {
+  std::map<std::string, int64_t> maxima = dimMaxima();
+  for (const auto &[name, size] : sizes) {
+    auto it = maxima.find(name);
+    if (it == maxima.end())
+      fail("'" + name + "' is not a dynamic dimension of this program" +
+           (maxima.empty() ? std::string(" (it has none)") : ""));
+    if (size < 1 || size > it->second)
+      fail("dimension '" + name + "' = " + std::to_string(size) +
+           " is outside [1, " + std::to_string(it->second) + "]");
+  }
+  for (const auto &[name, max] : maxima)
+    if (!sizes.count(name))
+      fail("no size given for dynamic dimension '" + name + "'");
+  for (std::vector<Slot> *slots : {&args, &results})
+    for (Slot &s : *slots)
+      for (size_t d = 0; s.isDynamic() && d < s.dims.size(); ++d)
+        if (!s.dims[d].empty())
+          s.shape[d] = sizes.at(s.dims[d]);
+}
+
 void Call::copyResult(size_t r, void *out) const {
   const Slot &s = results[r];
   size_t rank = s.shape.size();
   const int64_t *d = &resultDescs[resultOffsets[r]];
+  // A dynamic result's sizes are the program's: they must be the ones its
+  // inputs gave.
+  for (size_t k = 0; s.isDynamic() && k < rank; ++k)
+    if (d[3 + k] != s.shape[k])
+      fail("internal error: output '" + s.name + "' came out with dimension " +
+           std::to_string(k) + " of size " + std::to_string(d[3 + k]) +
+           ", expected " + std::to_string(s.shape[k]));
   size_t elt = dat::dtypeSize(s.dtype);
   // The elements the view spans, read where the host can read them.
   int64_t span = d[2] + 1;

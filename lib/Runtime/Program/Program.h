@@ -16,6 +16,7 @@
 
 #include "ProgramMemory.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -49,12 +50,19 @@ struct Slot {
   /// The weights file's shape where it is not the permutation's source
   /// (a blocked layout: that source is the file's tensor reshaped).
   std::vector<int64_t> referenceShape;
+  /// Per dimension, the name of a dynamic one ("" static; empty: none);
+  /// `shape` is then the current call's, `maxShape` the largest.
+  std::vector<std::string> dims;
+  std::vector<int64_t> maxShape;
+  bool isDynamic() const { return !dims.empty(); }
   int64_t numElements() const;
   /// The shape the weights file holds.
   std::vector<int64_t> fileShape() const;
 };
 
 std::string shapeString(const std::vector<int64_t> &shape);
+/// A slot's shape with its dynamic dimensions: "[batch <= 3, seq <= 200, 64]".
+std::string dimsString(const Slot &s);
 
 /// Checks the values of a buffer bound to slot `s` (`what` names it in
 /// errors): integer inputs that index tables must be in the slot's range;
@@ -78,6 +86,20 @@ public:
   void bindChecked(size_t i, const dat::SafeTensorsFile &file,
                    const std::string &key, bool allowNonFinite = false);
   void run();
+  /// Whether an argument or result has dynamic dimensions.
+  bool isDynamic() const;
+  /// Sizes the dynamic dimensions from the inputs' shapes (`shapes[i]` for
+  /// input argument i; other entries and empty ones are ignored): static
+  /// dimensions must match, dynamic ones lie in [1, max] and agree between
+  /// inputs that share a name. `what(i)` names argument i in errors. Sets every
+  /// slot's shape for the next calls.
+  void shapeInputs(const std::vector<std::vector<int64_t>> &shapes,
+                   const std::function<std::string(size_t)> &what);
+  /// The dynamic dimensions by name, with their largest sizes.
+  std::map<std::string, int64_t> dimMaxima() const;
+  /// Sets every slot's dynamic dimensions from `sizes` (by name; each
+  /// checked against its maximum, every one required) for the next calls.
+  void setDims(const std::map<std::string, int64_t> &sizes);
   /// Shares `other`'s packed weights (a weight both read transposed is
   /// packed once): forward and step of one program.
   void sharePacking(const Call &other) { packed = other.packed; }

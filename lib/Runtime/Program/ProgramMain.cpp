@@ -65,11 +65,14 @@ void usage() {
   if (!dat::json::parse(dat_manifest, manifest, error))
     return;
   Call forward(manifest, dat_entry);
-  std::printf("\nThis program reads (its shapes are fixed):\n");
+  std::printf(forward.isDynamic()
+                  ? "\nThis program reads (named dimensions take any size up "
+                    "to theirs, the same in every tensor that has them):\n"
+                  : "\nThis program reads (its shapes are fixed):\n");
   for (const Slot &s : forward.args)
     if (s.kind == Slot::Input) {
       std::printf("  input.%s: %s %s", s.name.c_str(), dat::dtypeName(s.dtype),
-                  shapeString(s.shape).c_str());
+                  dimsString(s).c_str());
       if (s.hasRange)
         std::printf(", values %lld to %lld", static_cast<long long>(s.lo),
                     static_cast<long long>(s.hi));
@@ -78,7 +81,7 @@ void usage() {
   std::printf("and writes:\n");
   for (const Slot &s : forward.results)
     std::printf("  output.%s: %s %s\n", s.name.c_str(), dat::dtypeName(s.dtype),
-                shapeString(s.shape).c_str());
+                dimsString(s).c_str());
   if (manifest.get("step"))
     std::printf("It has a decode step: --generate N.\n");
 }
@@ -255,6 +258,18 @@ static int programMain(int argc, char **argv) {
   if (generateCount)
     return generate(manifest, *weights, *inputs, generateCount, full);
 
+  if (forward.isDynamic()) {
+    // The dynamic dimensions' sizes: the input tensors'.
+    std::vector<std::vector<int64_t>> shapes(forward.args.size());
+    for (size_t i = 0; i < forward.args.size(); ++i)
+      if (forward.args[i].kind == Slot::Input)
+        if (const dat::TensorView *t =
+                inputs->find("input." + forward.args[i].name))
+          shapes[i] = t->shape;
+    forward.shapeInputs(shapes, [&](size_t i) {
+      return inputPath + ": tensor 'input." + forward.args[i].name + "'";
+    });
+  }
   for (size_t i = 0; i < forward.args.size(); ++i)
     forward.bindChecked(
         i, forward.args[i].kind == Slot::Weight ? *weights : *inputs,

@@ -38,8 +38,26 @@ func.func @forward(
 
 // -----
 
-// expected-error @+1 {{argument 0 ('x'): 'tensor<?xf32>' is not a statically shaped tensor or memref of f32, bf16, f16 or i64}}
+// A dynamic dimension must be named (dynamic_dims).
+// expected-error @+1 {{argument 0 ('x'): 'tensor<?xf32>' is not a tensor or memref of f32, bf16, f16 or i64 whose dynamic dimensions are named}}
 func.func @forward(%a: tensor<?xf32> {dat.program_value = #dat.program_value<kind = input, name = "x">})
     -> (tensor<?xf32> {dat.program_value = #dat.program_value<kind = output, name = "y">}) {
   return %a : tensor<?xf32>
+}
+
+// -----
+
+// Named dynamic dimensions: the largest shape and each dimension's name
+// ("" for a static one).
+// CHECK: @dat_manifest("{\22args\22:[{\22dims\22:[\22batch\22,\22seq\22,\22\22],\22dtype\22:\22F32\22,\22kind\22:\22input\22,\22name\22:\22x\22,\22shape\22:[3,200,8]}],\22results\22:[{\22dims\22:[\22batch\22,\22seq\22,\22\22],\22dtype\22:\22F32\22,\22name\22:\22y\22,\22shape\22:[3,200,8]}]}\00")
+func.func @forward(%a: tensor<?x?x8xf32> {dat.program_value = #dat.program_value<kind = input, name = "x", dims = ["batch", "seq", ""], max_shape = [3, 200, 8]>})
+    -> (tensor<?x?x8xf32> {dat.program_value = #dat.program_value<kind = output, name = "y", dims = ["batch", "seq", ""], max_shape = [3, 200, 8]>}) {
+  return %a : tensor<?x?x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'y': dims and max_shape come together, one entry per dimension}}
+func.func @forward(%a: tensor<4xf32> {dat.program_value = #dat.program_value<kind = output, name = "y", dims = ["n"]>}) {
+  return
 }

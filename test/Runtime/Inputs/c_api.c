@@ -54,6 +54,12 @@ int main(void) {
     printf("bad step token: %s\n", dat_program_last_error());
   if (dat_program_run(p, NULL, out) != 0)
     printf("no inputs: %s\n", dat_program_last_error());
+  /* A program of fixed shapes has no dynamic dimensions to size. */
+  printf("no dims: %d\n", dat_program_set_dims(p, 0, NULL, NULL));
+  const char *names[] = {"seq"};
+  const int64_t sizes[] = {4};
+  if (dat_program_set_dims(p, 1, names, sizes) != 0)
+    printf("bad dims: %s\n", dat_program_last_error());
   dat_program_destroy(p);
   return 0;
 }

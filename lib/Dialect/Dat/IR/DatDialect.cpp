@@ -35,7 +35,19 @@ void DatDialect::initialize() {
 LogicalResult ProgramValueAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, ProgramValueKind kind,
     StringRef name, std::optional<int64_t> min, std::optional<int64_t> max,
-    DenseI64ArrayAttr referenceShape, ArrayRef<int64_t> permutation) {
+    DenseI64ArrayAttr referenceShape, ArrayAttr dims,
+    DenseI64ArrayAttr maxShape, ArrayRef<int64_t> permutation) {
+  if (static_cast<bool>(dims) != static_cast<bool>(maxShape) ||
+      (dims && static_cast<int64_t>(dims.size()) != maxShape.size()))
+    return emitError() << "'" << name
+                       << "': dims and max_shape come together, one entry "
+                          "per dimension";
+  if (dims && kind == ProgramValueKind::Weight)
+    return emitError() << "'" << name
+                       << "': weights have no dynamic dimensions";
+  if (dims &&
+      llvm::any_of(dims, [](Attribute a) { return !isa<StringAttr>(a); }))
+    return emitError() << "'" << name << "': dims must be strings";
   if (referenceShape && permutation.empty())
     return emitError() << "'" << name
                        << "': a reference shape without a permutation";

@@ -94,12 +94,14 @@ static SmallPtrSet<Operation *, 8> fusedChain(linalg::LinalgOp root) {
   return chain;
 }
 
-/// Whether `op`'s result, statically shaped of rank >= `minRank`, ends a
-/// chain: it does not feed a longer one (an elementwise op of its shape,
-/// its only use, whose own chain takes it).
+/// Whether `op`'s result, of rank >= `minRank` and a static last
+/// dimension, ends a chain: it does not feed a longer one (an elementwise op
+/// of its shape, its only use, whose own chain takes it). (Rows may be
+/// dynamic: the last row tile is peeled later, dat-peel-tile-loops.)
 static bool isChainEnd(linalg::LinalgOp op, int64_t minRank) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || type.getRank() < minRank || !type.hasStaticShape())
+  if (!type || type.getRank() < minRank ||
+      type.isDynamicDim(type.getRank() - 1))
     return false;
   Value result = op->getResult(0);
   if (result.hasOneUse())

@@ -136,6 +136,8 @@ void packTransposedWeights(ModuleOp module) {
                         ProgramValueAttr::get(fn.getContext(), value.getKind(),
                                               value.getName(), std::nullopt,
                                               std::nullopt, referenceShape,
+                                              /*dims=*/nullptr,
+                                              /*max_shape=*/nullptr,
                                               common->perm));
           changed = true;
           continue;

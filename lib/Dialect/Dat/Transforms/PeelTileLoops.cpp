@@ -326,6 +326,105 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
   return added;
 }
 
+/// `loop` rebuilt with these bounds and outputs (its body, attributes and
+/// mapping kept): scf.forall has no setters for dynamic bounds.
+static scf::ForallOp withBounds(RewriterBase &rewriter, scf::ForallOp loop,
+                                ArrayRef<OpFoldResult> lbs,
+                                ArrayRef<OpFoldResult> ubs,
+                                ValueRange outputs) {
+  rewriter.setInsertionPoint(loop);
+  auto rebuilt =
+      scf::ForallOp::create(rewriter, loop.getLoc(), lbs, ubs,
+                            loop.getMixedStep(), outputs, loop.getMapping());
+  for (NamedAttribute attr : loop->getDiscardableAttrs())
+    rebuilt->setAttr(attr.getName(), attr.getValue());
+  rewriter.eraseBlock(rebuilt.getBody());
+  rewriter.inlineRegionBefore(loop.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  rewriter.replaceOp(loop, rebuilt.getResults());
+  return rebuilt;
+}
+
+FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
+                                    scf::ForallOp forall) {
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !steps)
+    return failure();
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = forall.getLoc();
+  SmallVector<scf::ForallOp> loops = {forall};
+  // Per loop, the dimensions peeled and whether it holds their full tiles.
+  SmallVector<SmallVector<std::pair<unsigned, bool>>> peeled = {{}};
+  SmallVector<Value> ubOf(forall.getRank());
+  int64_t added = 0;
+  for (unsigned d = 0; d < forall.getRank(); ++d) {
+    auto ub = dyn_cast<Value>(forall.getMixedUpperBound()[d]);
+    int64_t lb = (*lbs)[d], step = (*steps)[d];
+    if (!ub || step <= 1)
+      continue;
+    ubOf[d] = ub;
+    // full = lb + (ub - lb) floordiv step * step, before the loops.
+    rewriter.setInsertionPoint(loops.front());
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx);
+    Value full = affine::AffineApplyOp::create(
+        rewriter, loc,
+        AffineMap::get(0, 1, lb + (s0 - lb).floorDiv(step) * step), ub);
+    SmallVector<scf::ForallOp> split;
+    SmallVector<SmallVector<std::pair<unsigned, bool>>> splitPeeled;
+    for (auto [original, done] : llvm::zip(loops, peeled)) {
+      SmallVector<OpFoldResult> loopUbs = original.getMixedUpperBound();
+      loopUbs[d] = full;
+      scf::ForallOp loop =
+          withBounds(rewriter, original, original.getMixedLowerBound(), loopUbs,
+                     original.getOutputs());
+      rewriter.setInsertionPointAfter(loop);
+      auto copy = cast<scf::ForallOp>(rewriter.clone(*loop));
+      SmallVector<OpFoldResult> restLbs = copy.getMixedLowerBound();
+      restLbs[d] = full;
+      SmallVector<OpFoldResult> restUbs = copy.getMixedUpperBound();
+      restUbs[d] = ub;
+      scf::ForallOp rest =
+          withBounds(rewriter, copy, restLbs, restUbs, loop.getResults());
+      rewriter.replaceUsesWithIf(
+          loop.getResults(), rest.getResults(),
+          [&](OpOperand &use) { return use.getOwner() != rest; });
+      rewriter.modifyOpInPlace(rest, [&] {
+        rest->setAttr(kRestOfSplitAttr, rewriter.getUnitAttr());
+      });
+      split.push_back(loop);
+      splitPeeled.push_back(done);
+      splitPeeled.back().push_back({d, true});
+      split.push_back(rest);
+      splitPeeled.push_back(done);
+      splitPeeled.back().push_back({d, false});
+      ++added;
+    }
+    loops = std::move(split);
+    peeled = std::move(splitPeeled);
+  }
+  // The tile sizes: min(step, ub - iv) is the step in the full tiles and
+  // ub - iv in the last.
+  for (auto [loop, done] : llvm::zip(loops, peeled))
+    for (auto [d, inside] : done) {
+      Value iv = loop.getInductionVar(d);
+      SmallVector<Operation *> minMax;
+      loop.getBody()->walk([&](Operation *op) {
+        if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op) &&
+            llvm::is_contained(op->getOperands(), iv))
+          minMax.push_back(op);
+      });
+      rewriter.setInsertionPointToStart(loop.getBody());
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, (*steps)[d]);
+      for (Operation *op : minMax)
+        (void)scf::rewritePeeledMinMaxOp(rewriter, op, iv, ubOf[d], step,
+                                         inside);
+    }
+  return added;
+}
+
 namespace {
 struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
   using Base::Base;
@@ -342,7 +441,8 @@ struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
     for (scf::ForallOp loop : loops) {
       if (overlap && succeeded(overlapLastTile(rewriter, loop, threads)))
         continue;
-      (void)peelPartialTiles(rewriter, loop);
+      if (failed(peelPartialTiles(rewriter, loop)))
+        (void)peelDynamicTiles(rewriter, loop);
     }
   }
 };

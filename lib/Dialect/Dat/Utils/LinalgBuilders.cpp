@@ -19,11 +19,21 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> shape,
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
 
+Value emptyTensorLike(OpBuilder &b, Location loc, RankedTensorType type,
+                      Value like) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, like, d));
+  return tensor::EmptyOp::create(b, loc, type, sizes);
+}
+
 Value buildTranspose(OpBuilder &b, Location loc, Value value,
                      ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(value.getType());
   Value init = tensor::EmptyOp::create(
-      b, loc, applyPermutation(type.getShape(), perm), type.getElementType());
+      b, loc, applyPermutation(tensor::getMixedSizes(b, loc, value), perm),
+      type.getElementType());
   return linalg::TransposeOp::create(b, loc, value, init, perm)->getResult(0);
 }
 
@@ -33,8 +43,20 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(
       AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext()));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
+  Value like;
+  if (!resultType.hasStaticShape())
+    for (auto [input, map] : llvm::zip(inputs, inputMaps))
+      if (map.isIdentity() && map.getNumDims() == resultType.getRank()) {
+        like = input;
+        break;
+      }
+  assert((resultType.hasStaticShape() || like) &&
+         "a dynamic elementwise result needs an input read through the "
+         "identity");
+  Value init = like ? emptyTensorLike(b, loc, resultType, like)
+                    : tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                              resultType.getElementType())
+                          .getResult();
   return linalg::GenericOp::create(
              b, loc, resultType, inputs, ValueRange{init}, maps,
              SmallVector<IteratorType>(resultType.getRank(), kPar),
@@ -70,15 +92,25 @@ Value buildLinear(OpBuilder &b, Location loc, Value x, Value weight, Value bias,
   shape.back() = wTy.getDimSize(layout == WeightLayout::OutIn ? 0 : 1);
   auto resultTy = RankedTensorType::get(shape, b.getF32Type());
   Value init;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.back() = b.getIndexAttr(shape.back());
   if (bias) {
     // The bias broadcast over the rows, the contraction accumulated onto it.
-    init = buildElementwise(
-        b, loc, resultTy, {bias},
-        {AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx)},
-        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    init =
+        linalg::GenericOp::create(
+            b, loc, resultTy, ValueRange{bias},
+            ValueRange{tensor::EmptyOp::create(b, loc, sizes, b.getF32Type())},
+            ArrayRef<AffineMap>{
+                AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
+                id},
+            SmallVector<IteratorType>(rank, kPar),
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(nb, nl, args[0]);
+            })
+            .getResult(0);
   } else {
-    init = filledTensor(b, loc, getAsIndexOpFoldResult(ctx, shape),
-                        b.getF32Type(), b.getF32FloatAttr(0));
+    init = filledTensor(b, loc, sizes, b.getF32Type(), b.getF32FloatAttr(0));
   }
   // Loops: the rank-1 row dims, o, then the reduction i.
   SmallVector<AffineExpr> xe, ye;

@@ -203,3 +203,37 @@ func.func @odd_full_tiles(%x: tensor<200x64xf32>) -> tensor<200x64xf32> {
   } {dat.origin = "dat.attention"}
   return %r : tensor<200x64xf32>
 }
+
+// -----
+
+// A dynamic number of rows (a config's dynamic_dims) in tiles of 64: the
+// full tiles end at n floordiv 64 * 64, where the tile size folds to 64
+// (static slices once canonicalized); the last tile keeps its dynamic
+// size, n - i.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: %[[N:.+]] = tensor.dim %arg0, %c0
+// CHECK: %[[END:.+]] = affine.apply #{{.+}}()[%[[N]]]
+// CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}) = (0) to (%[[END]]) step (64)
+// CHECK-NOT: affine.min
+// CHECK: dat.origin = "rows"
+// CHECK: %[[REST:.+]] = scf.forall (%[[J:.+]]) = (%[[END]]) to (%[[N]]) step (64) shared_outs(%{{.+}} = %[[FULL]])
+// CHECK: affine.apply #{{.+}}(%[[J]])[%[[N]]]
+// CHECK: {dat.origin = "rows", dat.rest_of_split}
+// CHECK: return %[[REST]]
+// CANON-LABEL: func.func @dynamic_rows
+// CANON: tensor.extract_slice {{.+}} to tensor<64x64xf32>
+// CANON: tensor.extract_slice {{.+}} to tensor<?x64xf32>
+func.func @dynamic_rows(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %r = scf.forall (%i) = (0) to (%n) step (64) shared_outs(%o = %e) -> (tensor<?x64xf32>) {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %s = tensor.extract_slice %x[%i, 0] [%m, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+    %t = linalg.exp ins(%s : tensor<?x64xf32>) outs(%s : tensor<?x64xf32>) -> tensor<?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [%m, 64] [1, 1] : tensor<?x64xf32> into tensor<?x64xf32>
+    }
+  } {dat.origin = "rows"}
+  return %r : tensor<?x64xf32>
+}

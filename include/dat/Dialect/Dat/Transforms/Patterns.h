@@ -129,6 +129,22 @@ LogicalResult registerTileAndVectorize(Operation *root,
 FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall);
 
+/// Splits each dimension of `forall` with a dynamic upper bound (constant
+/// lower bound and step above 1: a tile loop over a dynamic length) into a
+/// loop over the full tiles and one over the partial last tile, whose tile
+/// sizes (`affine.min`) fold to the step in the first. Returns the number
+/// of loops added.
+FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
+                                    scf::ForallOp forall);
+
+/// Computes `op` (a linalg.generic in a loop, whose dynamic loop ranges are
+/// bounded by constants: a partial tile) on operands padded to those bounds,
+/// its results sliced back (dat-pad-dynamic-tiles). Returns the padded op;
+/// fails, changing nothing, where a range is unbounded or a reduction's
+/// neutral padding cannot be shown.
+FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
+                                            linalg::GenericOp op);
+
 /// `forall`'s lower bounds, upper bounds and steps, where all are constants.
 struct ConstantBounds {
   SmallVector<int64_t> lbs, ubs, steps;

@@ -62,8 +62,15 @@ Value buildTranspose(OpBuilder &b, Location loc, Value value,
 /// result's element out.
 using ScalarBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
+/// An empty tensor of `type` whose dynamic dimensions are `like`'s (of the
+/// same rank, or at least as many leading dimensions).
+Value emptyTensorLike(OpBuilder &b, Location loc, RankedTensorType type,
+                      Value like);
+
 /// body(inputs...) elementwise into a new tensor of `resultType`, each
-/// input read through its map in `inputMaps` (over the result's dims).
+/// input read through its map in `inputMaps` (over the result's dims). Its
+/// dynamic dimensions are those of the first input read through the
+/// identity.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                        ScalarBody body);

@@ -1,0 +1,154 @@
+// RUN: dat-opt %s --split-input-file --dat-pad-dynamic-tiles | FileCheck %s
+// RUN: dat-opt %s --split-input-file --dat-pad-dynamic-tiles --dat-pad-dynamic-tiles | FileCheck %s --check-prefix=TWICE
+
+// The last block of a loop over a dynamic length (at most 64 columns) is
+// computed on operands padded to 64: a row maximum pads its reduced
+// dimension with -inf; its destination, static, is written in place.
+// (Padded ops are static: a second run pads nothing more.)
+// TWICE-LABEL: func.func @row_max
+// TWICE-COUNT-1: tensor.pad
+// TWICE-NOT: tensor.pad
+// TWICE-LABEL: func.func @contraction
+// CHECK-LABEL: func.func @row_max
+// CHECK: scf.for
+// CHECK: %[[P:.+]] = tensor.pad %{{.+}} low[0, 0] high[0, %{{.+}}]
+// CHECK: tensor.yield %cst
+// CHECK: linalg.generic {{.+}} ins(%[[P]] : tensor<8x64xf32>) outs(%arg3 : tensor<8xf32>)
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.copy
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%s: tensor<8x?xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %s, %c1 : tensor<8x?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<8xf32> {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %blk = tensor.extract_slice %s[0, %i] [8, %m] [1, 1] : tensor<8x?xf32> to tensor<8x?xf32>
+    %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%blk : tensor<8x?xf32>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.maximumf %in, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %max : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A contraction over the dynamic dimension (out + a·b): both inputs padded
+// with 0.
+// CHECK-LABEL: func.func @contraction
+// CHECK-DAG: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: tensor.pad
+// CHECK: tensor.yield %[[Z]]
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<4x64xf32>, tensor<64x16xf32>)
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @contraction(%p: tensor<4x?xf32>, %v: tensor<?x16xf32>, %o: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %p, %c1 : tensor<4x?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %o) -> tensor<4x16xf32> {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %pb = tensor.extract_slice %p[0, %i] [4, %m] [1, 1] : tensor<4x?xf32> to tensor<4x?xf32>
+    %vb = tensor.extract_slice %v[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
+    %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%pb, %vb : tensor<4x?xf32>, tensor<?x16xf32>) outs(%acc : tensor<4x16xf32>) {
+    ^bb0(%x: f32, %w: f32, %out: f32):
+      %t = arith.mulf %x, %w : f32
+      %u = arith.addf %out, %t : f32
+      linalg.yield %u : f32
+    } -> tensor<4x16xf32>
+    scf.yield %y : tensor<4x16xf32>
+  }
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// A sum of exponentials: a padded element would add exp(pad) to the sum,
+// so the op is left as it is.
+// CHECK-LABEL: func.func @sum_exp
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<8x?xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @sum_exp(%s: tensor<8x?xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %s, %c1 : tensor<8x?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<8xf32> {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %blk = tensor.extract_slice %s[0, %i] [8, %m] [1, 1] : tensor<8x?xf32> to tensor<8x?xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%blk : tensor<8x?xf32>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %e = math.exp %in : f32
+      %v = arith.addf %e, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %sum : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A function of static arguments keeps its dynamic tiles (a decode step's
+// key loop up to its position).
+// CHECK-LABEL: func.func @static_function
+// CHECK-NOT: tensor.pad
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @static_function(%s: tensor<8x100xf32>, %init: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<8xf32> {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %blk = tensor.extract_slice %s[0, %i] [8, %m] [1, 1] : tensor<8x100xf32> to tensor<8x?xf32>
+    %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%blk : tensor<8x?xf32>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.maximumf %in, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %max : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// An elementwise op on a tile of dynamic size: computed on 64 rows, its
+// result sliced back and copied into the op's own (dynamic) destination.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: %[[P:.+]] = tensor.pad
+// CHECK: %[[O:.+]] = tensor.pad
+// CHECK: %[[E:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<64x16xf32>) outs(%[[O]] : tensor<64x16xf32>)
+// CHECK: %[[S:.+]] = tensor.extract_slice %[[E]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<64x16xf32> to tensor<?x16xf32>
+// CHECK: linalg.copy ins(%[[S]] : tensor<?x16xf32>) outs(%{{.+}} : tensor<?x16xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @elementwise(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %r = scf.forall (%i) = (0) to (%n) step (64) shared_outs(%o = %e) -> (tensor<?x16xf32>) {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %s = tensor.extract_slice %x[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
+    %d = tensor.extract_slice %o[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%s : tensor<?x16xf32>) outs(%d : tensor<?x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<?x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> into tensor<?x16xf32>
+    }
+  }
+  return %r : tensor<?x16xf32>
+}

@@ -1,0 +1,132 @@
+"""The Python package with a program of dynamic dimensions (a config's
+dynamic_dims), numpy only: one compile of a golden case's module takes the
+case's own shapes (checked against the reference's outputs) and others
+(checked against programs compiled for them), a batch past its maximum in
+parts, save/load, and the errors for sizes it cannot take. One line per
+check; exits 1 on a failure.
+
+    python api_dynamic.py GOLDEN_DIR WORK_DIR
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+import dat
+from dat import _safetensors
+
+golden, work = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def report(ok, what):
+    print("%s %s" % ("ok" if ok else "FAIL", what))
+    if not ok:
+        failures.append(what)
+
+
+def close(got, want, rtol, atol):
+    return got.shape == want.shape and bool(
+        np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
+
+
+def expect_error(what, fn, needle):
+    try:
+        fn()
+    except (dat.DatError, TypeError) as e:
+        print("  %s" % e)
+        report(needle in str(e), what)
+        return
+    report(False, what + " (no error)")
+
+
+folder = os.path.join(golden, "ra_basic")
+with open(os.path.join(folder, "config.json")) as f:
+    case = json.load(f)
+weights = os.path.join(folder, "model.safetensors")
+io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+outputs = ["y", "attn_scores", "relations"]
+config = {"module": case["module"], "kwargs": case["kwargs"],
+          "dynamic_dims": {"batch": 4, "seq": 40},
+          "inputs": {"x": {"shape": ["batch", "seq", 64]},
+                     "symbols": {"shape": ["batch", "seq", 64]}},
+          "outputs": {n: {} for n in outputs}}
+m = dat.compile(config, weights)
+report(m.dynamic_dims == {"batch": 4, "seq": 40}, "dynamic_dims")
+print("  %r" % m)
+
+# The case's own shapes: the reference's outputs.
+got = m(x=io["input.x"], symbols=io["input.symbols"])
+tol = case["tolerance"]
+for name in outputs:
+    report(close(got[name], io["output." + name], tol["rtol"], tol["atol"]),
+           "reference %s %s" % (name, list(got[name].shape)))
+
+# Other shapes, from the same program: as the program compiled for each.
+rng = np.random.default_rng(5)
+for batch, seq in ((1, 1), (3, 17), (4, 40), (6, 33)):
+    x = rng.standard_normal((batch, seq, 64), dtype=np.float32)
+    s = rng.standard_normal((batch, seq, 64), dtype=np.float32)
+    static = dat.compile({"module": case["module"], "kwargs": case["kwargs"],
+                          "inputs": {"x": {"shape": [batch, seq, 64]},
+                                     "symbols": {"shape": [batch, seq, 64]}},
+                          "outputs": {n: {} for n in outputs}}, weights)
+    want, have = static(x=x, symbols=s), m(x=x, symbols=s)
+    for name in outputs:
+        scale = float(np.max(np.abs(want[name]))) or 1.0
+        report(have[name].shape == want[name].shape and
+               float(np.max(np.abs(have[name] - want[name]))) <= 1e-5 * scale,
+               "batch %d seq %d %s %s" % (batch, seq, name,
+                                          list(have[name].shape)))
+
+# Saved and loaded: still any shape.
+path = os.path.join(work, "saved")
+m.save(path)
+loaded = dat.load(path)
+x = rng.standard_normal((2, 9, 64), dtype=np.float32)
+a, b = m(x=x, symbols=x), loaded(x=x, symbols=x)
+report(all(np.array_equal(a[n], b[n]) for n in outputs), "save and load")
+
+# Sizes it cannot take, each naming the input.
+x = rng.standard_normal((2, 9, 64), dtype=np.float32)
+expect_error("lengths differ", lambda: m(x=x, symbols=x[:, :8]),
+             "input 'x' has seq = 9 (dimension 1), but input 'symbols' has "
+             "seq = 8")
+long = rng.standard_normal((1, 41, 64), dtype=np.float32)
+expect_error("too long", lambda: m(x=long, symbols=long),
+             "compiled for [batch<=4, seq<=40, 64]")
+narrow = rng.standard_normal((1, 9, 32), dtype=np.float32)
+expect_error("wrong width", lambda: m(x=narrow, symbols=narrow),
+             "input 'symbols' has shape [1, 9, 32]")
+
+# A language model compiled once for any batch and length: the reference's
+# logits at the case's length, and (causal) their first rows at shorter
+# prompts; generation with the decode step equals greedy forward passes.
+folder = os.path.join(golden, "datlm_symbolic_rope")
+with open(os.path.join(folder, "config.json")) as f:
+    case = json.load(f)
+io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+idx, want = io["input.idx"], io["output.logits"]
+lm = dat.compile({"module": case["module"], "kwargs": case["kwargs"],
+                  "dynamic_dims": {"batch": 2, "seq": 32},
+                  "inputs": {"idx": {"shape": ["batch", "seq"],
+                                     "dtype": "int64"}},
+                  "outputs": {"logits": {}}},
+                 os.path.join(folder, "model.safetensors"))
+tol = case["tolerance"]
+for rows, length in ((2, 16), (1, 5), (2, 1), (3, 9)):
+    got = lm(idx=np.concatenate([idx, idx])[:rows, :length])
+    ref = np.concatenate([want, want])[:rows, :length]
+    report(close(got, ref, tol["rtol"], tol["atol"]),
+           "lm reference logits batch %d length %d %s" % (rows, length,
+                                                          list(got.shape)))
+tokens = lm.generate(idx[:, :4], 6)
+seq = idx[:, :4]
+for _ in range(6):
+    seq = np.concatenate([seq, np.argmax(lm(idx=seq)[:, -1], -1)[:, None]], 1)
+report(np.array_equal(tokens, seq), "lm generate == greedy forward")
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
