@@ -24,6 +24,8 @@ import struct
 import subprocess
 import tempfile
 
+import safetensors_io
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATC = os.path.join(ROOT, "build", "bin", "datc")
 
@@ -40,18 +42,10 @@ MODULES = {
 
 def write_inputs(path, names, n, seed):
     rng = random.Random(seed)
-    header, blobs, offset = {}, [], 0
-    for name in sorted(names):
-        values = [rng.uniform(-1, 1) for _ in range(n * 256)]
-        blob = struct.pack("<%df" % len(values), *values)
-        header["input." + name] = {"dtype": "F32", "shape": [1, n, 256],
-                                   "data_offsets": [offset, offset + len(blob)]}
-        offset += len(blob)
-        blobs.append(blob)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    safetensors_io.write(path, {
+        "input." + name: ("F32", [1, n, 256], struct.pack(
+            "<%df" % (n * 256), *[rng.uniform(-1, 1) for _ in range(n * 256)]))
+        for name in names})
 
 
 def run(prog, inputs, repeat, threads):

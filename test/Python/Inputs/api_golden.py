@@ -14,29 +14,9 @@ import numpy as np
 import dat
 from dat import _safetensors
 
+from checks import close, expect_error, failures, report
+
 golden, work = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def report(ok, what):
-    print("%s %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
-
-def close(got, want, rtol, atol):
-    return got.shape == want.shape and bool(
-        np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
-
-
-def expect_error(what, fn, needle):
-    try:
-        fn()
-    except (dat.DatError, TypeError) as e:
-        print("  %s" % e)
-        report(needle in str(e), what)
-        return
-    report(False, what + " (no error)")
 
 
 # Every output of these cases, against the reference's.

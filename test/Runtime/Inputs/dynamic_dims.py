@@ -22,10 +22,11 @@ import sys
 
 
 def write_inputs(path, tensors):
+    """{name: (dtype, shape, values)}, F32 or I64, as a safetensors file."""
     header, blobs, offset = {}, [], 0
     for name, (dtype, shape, values) in sorted(tensors.items()):
-        fmt = "<%d%s" % (len(values), "q" if dtype == "I64" else "f")
-        blob = struct.pack(fmt, *values)
+        blob = struct.pack("<%d%s" % (len(values), "q" if dtype == "I64"
+                                      else "f"), *values)
         header[name] = {"dtype": dtype, "shape": shape,
                         "data_offsets": [offset, offset + len(blob)]}
         offset += len(blob)

@@ -11,9 +11,10 @@
 // bound (`tensor.pad`) and its results are sliced back, so the register
 // tiles apply to it as to a full tile. A dimension the op reduces over is
 // padded with the reduction's neutral element (0 for sums and products'
-// sums, -inf for maxima), so padded elements add nothing to a result; an op
-// whose body does not show that its reduction's input is the padded
-// element itself (or a product of two) is left as it is (scalar loops).
+// sums, -inf for maxima), so padded elements add nothing to a result; where
+// the body does not show that its reduction's input is the padded element
+// itself (or a product of two), the padded op's body keeps its
+// accumulators at padded positions (a select on the reduced indices).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -41,10 +41,10 @@ namespace {
 /// include a reduction: the neutral element of the reduction, where each
 /// input reaches it directly (`out ⊕ in`) or as a product (`out + a·b`).
 /// Null where that cannot be shown.
-FailureOr<SmallVector<Attribute>> reductionPadding(linalg::GenericOp op) {
+FailureOr<SmallVector<Attribute>> reductionPadding(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return failure();
-  Block *body = op.getBody();
+  Block *body = op.getBlock();
   SmallVector<Operation *> combiners;
   Value reduced =
       matchReduction(op.getRegionOutputArgs(), /*redPos=*/0, combiners);
@@ -69,10 +69,29 @@ FailureOr<SmallVector<Attribute>> reductionPadding(linalg::GenericOp op) {
   return failure();
 }
 
+/// Whether the destination `init` is (a slice of, or an op's update of) a
+/// value a loop carries: its buffer must stay the one the loop yields.
+bool carriedByLoop(Value init) {
+  for (int steps = 0; steps < 64; ++steps) {
+    if (auto arg = dyn_cast<BlockArgument>(init))
+      return isa<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+    Operation *def = init.getDefiningOp();
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+      init = slice.getSource();
+    else if (auto cast = dyn_cast<tensor::CastOp>(def))
+      init = cast.getSource();
+    else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+      init = dps.getTiedOpOperand(llvm::cast<OpResult>(init))->get();
+    else
+      return false;
+  }
+  return true; // (too deep to tell: kept in place)
+}
+
 } // namespace
 
-FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
-                                            linalg::GenericOp op) {
+FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() ||
       !op->getParentOfType<LoopLikeOpInterface>())
     return failure();
@@ -116,18 +135,42 @@ FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
   bool reduces = llvm::any_of(dynamicDims, [&](int64_t d) {
     return op.getIteratorTypesArray()[d] == utils::IteratorType::reduction;
   });
+  // Padding values: a reduction's neutral element where the padded element
+  // reaches it as itself or in a product; otherwise zeros, and the padded
+  // op's body keeps its accumulators unchanged at padded positions of the
+  // reduced dimensions (masked below).
   SmallVector<Attribute> padding;
-  if (reduces) {
-    FailureOr<SmallVector<Attribute>> values = reductionPadding(op);
-    if (failed(values))
+  FailureOr<SmallVector<Attribute>> neutral =
+      reduces ? reductionPadding(op) : FailureOr<SmallVector<Attribute>>();
+  bool masked = reduces && failed(neutral);
+  // Where masked, each dynamic reduced dimension's extent is an operand's.
+  SmallVector<std::tuple<unsigned, OpOperand *, unsigned>> maskedDims;
+  for (int64_t d : masked ? dynamicDims : SmallVector<int64_t>()) {
+    if (op.getIteratorTypesArray()[d] != utils::IteratorType::reduction)
+      continue;
+    OpOperand *found = nullptr;
+    unsigned position = 0;
+    for (OpOperand &operand : op->getOpOperands()) {
+      std::optional<unsigned> k =
+          op.getMatchingIndexingMap(&operand).getResultPosition(
+              rewriter.getAffineDimExpr(d));
+      if (k && cast<ShapedType>(operand.get().getType()).isDynamicDim(*k)) {
+        found = &operand;
+        position = *k;
+        break;
+      }
+    }
+    if (!found)
       return failure();
-    padding = *values;
+    maskedDims.push_back({static_cast<unsigned>(d), found, position});
+  }
+  if (reduces && !masked) {
+    padding = *neutral;
   } else {
     for (OpOperand &operand : op->getOpOperands())
       padding.push_back(
           rewriter.getZeroAttr(getElementTypeOrSelf(operand.get().getType())));
   }
-
   // The operands padded at their ends to the bounds.
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -148,9 +191,41 @@ FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
   // The op on them; its results sliced back to the unpadded sizes and
   // copied into its own destinations (linalg.copy: an accumulator a key
   // loop carries stays in place where bufferization can keep it there).
+  // (The reduced dimensions' actual extents, for the mask.)
+  SmallVector<std::pair<unsigned, Value>> extents;
+  for (auto [d, operand, k] : maskedDims)
+    extents.push_back(
+        {d, tensor::DimOp::create(rewriter, loc, operand->get(), k)});
   unsigned inits = op.getNumDpsInits();
-  auto padded = mlir::clone(
-      rewriter, op, ValueRange(operands).take_back(inits).getTypes(), operands);
+  Operation *clone = rewriter.clone(*op.getOperation());
+  rewriter.modifyOpInPlace(clone, [&] {
+    clone->setOperands(operands);
+    for (auto [result, init] :
+         llvm::zip(clone->getResults(), ValueRange(operands).take_back(inits)))
+      result.setType(init.getType());
+  });
+  auto padded = cast<linalg::LinalgOp>(clone);
+  if (masked) {
+    // yield select(every reduced index in bounds, value, accumulator).
+    Block *body = padded.getBlock();
+    Operation *yield = body->getTerminator();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(yield);
+    Value inBounds;
+    for (auto [d, extent] : extents) {
+      Value index = linalg::IndexOp::create(rewriter, loc, d);
+      Value in = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       index, extent);
+      inBounds =
+          inBounds ? arith::AndIOp::create(rewriter, loc, inBounds, in) : in;
+    }
+    for (unsigned r = 0; r < inits; ++r) {
+      Value acc = body->getArgument(op.getNumDpsInputs() + r);
+      Value kept = arith::SelectOp::create(rewriter, loc, inBounds,
+                                           yield->getOperand(r), acc);
+      rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(r, kept); });
+    }
+  }
   SmallVector<Value> replacements;
   for (auto [result, init, paddedInit] :
        llvm::zip(padded->getResults(), op.getDpsInits(),
@@ -166,8 +241,14 @@ FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
         SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0)),
         tensor::getMixedSizes(rewriter, loc, init),
         SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    // A loop's carried state is copied back into its buffer (bufferization
+    // keeps a loop's yields in place); other results are read where they
+    // are.
+    bool carried = carriedByLoop(init);
     replacements.push_back(
-        linalg::CopyOp::create(rewriter, loc, slice, init).getResult(0));
+        carried
+            ? linalg::CopyOp::create(rewriter, loc, slice, init).getResult(0)
+            : slice);
   }
   rewriter.replaceOp(op, replacements);
   return padded;
@@ -178,7 +259,7 @@ struct PadDynamicTilesPass final
     : impl::DatPadDynamicTilesBase<PadDynamicTilesPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> ops;
+    SmallVector<linalg::LinalgOp> ops;
     // Only functions over dynamic lengths: a static function's dynamic
     // tiles (a decode step's key loop up to its position) stay as they were.
     getOperation()->walk([&](FunctionOpInterface fn) {
@@ -187,10 +268,14 @@ struct PadDynamicTilesPass final
             return shaped && !shaped.hasStaticShape();
           }))
         return;
-      fn.walk([&](linalg::GenericOp op) { ops.push_back(op); });
+      // (Generics and transposes; copies and fills stay loops.)
+      fn.walk([&](linalg::LinalgOp op) {
+        if (isa<linalg::GenericOp, linalg::TransposeOp>(op))
+          ops.push_back(op);
+      });
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : ops)
+    for (linalg::LinalgOp op : ops)
       (void)padDynamicTile(rewriter, op);
   }
 };

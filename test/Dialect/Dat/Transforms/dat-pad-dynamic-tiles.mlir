@@ -71,10 +71,17 @@ func.func @contraction(%p: tensor<4x?xf32>, %v: tensor<?x16xf32>, %o: tensor<4x1
 // -----
 
 // A sum of exponentials: a padded element would add exp(pad) to the sum,
-// so the op is left as it is.
+// so the padded op keeps its accumulator at the padded columns.
 // CHECK-LABEL: func.func @sum_exp
-// CHECK-NOT: tensor.pad
-// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<8x?xf32>)
+// CHECK: %[[P:.+]] = tensor.pad
+// CHECK: %[[N:.+]] = tensor.dim %[[S:.+]], %{{.+}} : tensor<8x?xf32>
+// CHECK: linalg.generic {{.+}} ins(%[[P]] : tensor<8x64xf32>)
+// CHECK: %[[E:.+]] = math.exp
+// CHECK: %[[SUM:.+]] = arith.addf %[[E]], %[[OUT:.+]] : f32
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[J]], %[[N]] : index
+// CHECK: %[[KEPT:.+]] = arith.select %[[IN]], %[[SUM]], %[[OUT]] : f32
+// CHECK: linalg.yield %[[KEPT]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @sum_exp(%s: tensor<8x?xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {

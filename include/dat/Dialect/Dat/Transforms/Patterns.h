@@ -137,13 +137,13 @@ FailureOr<int64_t> peelPartialTiles(RewriterBase &rewriter,
 FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
                                     scf::ForallOp forall);
 
-/// Computes `op` (a linalg.generic in a loop, whose dynamic loop ranges are
+/// Computes `op` (a linalg op in a loop, whose dynamic loop ranges are
 /// bounded by constants: a partial tile) on operands padded to those bounds,
 /// its results sliced back (dat-pad-dynamic-tiles). Returns the padded op;
-/// fails, changing nothing, where a range is unbounded or a reduction's
-/// neutral padding cannot be shown.
-FailureOr<linalg::GenericOp> padDynamicTile(RewriterBase &rewriter,
-                                            linalg::GenericOp op);
+/// fails, changing nothing, where a range is unbounded or an indexing map
+/// is not a projected permutation.
+FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op);
 
 /// `forall`'s lower bounds, upper bounds and steps, where all are constants.
 struct ConstantBounds {
