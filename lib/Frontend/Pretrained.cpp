@@ -119,10 +119,6 @@ Expected<ModelConfig> loadModelFolder(StringRef dir,
       config.dynamicDims = {{"batch", batch}, {"seq", len}};
     }
   } else {
-    if (options.dynamic)
-      return createStringError("--dynamic: %s is built for static shapes "
-                               "only (language models take it)",
-                               cls->name);
     if (options.seqLen)
       return createStringError("--seq-len: %s takes images, whose size is "
                                "image_shape",
@@ -137,6 +133,10 @@ Expected<ModelConfig> loadModelFolder(StringRef dir,
                                "width]",
                                path.c_str());
     config.inputs = {{"image", shape, "float32"}};
+    if (options.dynamic) {
+      config.inputs[0].dims = {"batch", "", "", ""};
+      config.dynamicDims = {{"batch", batch}};
+    }
   }
   config.outputs = {{"logits", {}, "float32"}};
   return config;

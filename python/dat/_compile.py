@@ -138,9 +138,10 @@ def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
       at run time; a shape in `inputs` names them, e.g.
       inputs={"x": ["batch", "seq", 64]}, dynamic_dims={"batch": 8,
       "seq": 512} (docs/config-format.md lists the modules that take them).
-    dynamic: language models (given as a module or folder): any batch up
-      to `batch` (default 1; more runs in parts) and length up to `seq_len`
-      (default max_block_size), each call doing the work of its own sizes.
+    dynamic: language and vision models (given as a module or folder): any
+      batch up to `batch` (default 1; more runs in parts) and, for a
+      language model, length up to `seq_len` (default max_block_size), each
+      call doing the work of its own sizes.
     target "cpu" | "cuda"; precision "fp32" | "bf16"; gemm "generated" |
       "library"; cpu: the CPU to compile for (default this host's);
       pipeline: other --dat-program-pipeline options, "K=V ...".
@@ -225,8 +226,9 @@ def _compile(work, model, weights, module, kwargs, inputs, outputs, call,
                            "language or vision model with its own; pass a "
                            "config for others")
     if config is not None and dynamic:
-        raise DatError("dynamic=True applies to language models given "
-                       "without inputs=; a config names its dynamic_dims")
+        raise DatError("dynamic=True applies to language and vision models "
+                       "given without inputs=; a config names its "
+                       "dynamic_dims")
     if config is not None and (batch or seq_len):
         raise DatError("batch/seq_len apply to language and vision models "
                        "given without inputs=; give the shapes in inputs=")

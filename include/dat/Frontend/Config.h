@@ -69,7 +69,8 @@ struct FolderOptions {
   std::string module; // the reference class; "" infers it from the kwargs
   int64_t batch = 0;  // 0: 1
   int64_t seqLen = 0; // language models; 0: max_block_size
-  /// Language models: idx ["batch", "seq"], dynamic up to batch and seqLen.
+  /// idx ["batch", "seq"] (language models), dynamic up to batch and
+  /// seqLen; image ["batch", C, H, W] (vision models) up to batch.
   bool dynamic = false;
 };
 

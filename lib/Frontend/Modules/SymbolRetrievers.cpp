@@ -153,6 +153,11 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
     return {};
   }
   auto xt = cast<RankedTensorType>(x.getType());
+  if (!xt.hasStaticShape()) {
+    mb.error(mb.config.path + ": dynamic_dims: the rel_sym_attn symbol "
+                              "retriever is built for static shapes only");
+    return {};
+  }
   int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
   int64_t nb = offsets.size();
   Value q = mb.splitHeads(mb.linear(x, name("q_proj"), d, true), relHeads);

@@ -53,14 +53,19 @@ static std::optional<VisionStream> visionInput(ModelBuilder &mb, int64_t d) {
     return std::nullopt;
   }
   int64_t nh = H / ph, nw = W / pw, n = nh * nw, pdim = ph * pw * C;
+  // (The batch may be dynamic: the image's own size.)
+  OpFoldResult batch = mb.dimOf(img, 0);
+  auto index = [&](int64_t v) { return OpFoldResult(mb.b.getIndexAttr(v)); };
   // [B,C,H,W] -> [B,C,nh,ph,nw,pw] -> [B,nh,nw,ph,pw,C] -> [B,n,ph·pw·C]
   Value e = tensor::ExpandShapeOp::create(
       mb.b, mb.loc,
       RankedTensorType::get({B, C, nh, ph, nw, pw}, mb.b.getF32Type()), img,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-  Value t = linalg::TransposeOp::create(mb.b, mb.loc, e,
-                                        mb.emptyLike({B, nh, nw, ph, pw, C}),
-                                        ArrayRef<int64_t>{0, 2, 4, 3, 5, 1})
+  Value t = linalg::TransposeOp::create(
+                mb.b, mb.loc, e,
+                mb.emptyLike({batch, index(nh), index(nw), index(ph), index(pw),
+                              index(C)}),
+                ArrayRef<int64_t>{0, 2, 4, 3, 5, 1})
                 .getResult()[0];
   Value patches = tensor::CollapseShapeOp::create(
       mb.b, mb.loc, RankedTensorType::get({B, n, pdim}, mb.b.getF32Type()), t,
@@ -74,11 +79,11 @@ static std::optional<VisionStream> visionInput(ModelBuilder &mb, int64_t d) {
     return std::nullopt;
   // [cls; patches] + positions, in one generic: token 0 reads the cls token.
   MLIRContext *ctx = mb.b.getContext();
-  SmallVector<int64_t> shape = {B, n + 1, d};
+  Value streamInit = mb.emptyLike({batch, index(n + 1), index(d)});
   Value stream =
       linalg::GenericOp::create(
-          mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-          ValueRange{pos}, ValueRange{mb.emptyLike(shape)},
+          mb.b, mb.loc, streamInit.getType(), ValueRange{pos},
+          ValueRange{streamInit},
           ArrayRef<AffineMap>{AffineMap::get(3, 0,
                                              {getAffineConstantExpr(0, ctx),
                                               getAffineDimExpr(1, ctx),
@@ -125,23 +130,29 @@ static void visionHead(ModelBuilder &mb, const VisionStream &s, Value x,
   if (mb.failed() || !x)
     return;
   MLIRContext *ctx = mb.b.getContext();
-  SmallVector<int64_t> shape = {s.batch, d};
+  // (The batch may be dynamic: the stream's own size.)
+  OpFoldResult batch = mb.dimOf(x, 0);
   Value pooled;
   if (pool == "cls") {
     Value tok = tensor::ExtractSliceOp::create(
         mb.b, mb.loc, RankedTensorType::get({s.batch, 1, d}, mb.b.getF32Type()),
-        x, ValueRange{}, ValueRange{}, ValueRange{},
-        mb.b.getDenseI64ArrayAttr({0, 0, 0}),
-        mb.b.getDenseI64ArrayAttr({s.batch, 1, d}),
-        mb.b.getDenseI64ArrayAttr({1, 1, 1}));
+        x,
+        ArrayRef<OpFoldResult>{mb.b.getIndexAttr(0), mb.b.getIndexAttr(0),
+                               mb.b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{batch, mb.b.getIndexAttr(1),
+                               mb.b.getIndexAttr(d)},
+        ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1),
+                               mb.b.getIndexAttr(1)});
     pooled = tensor::CollapseShapeOp::create(
-        mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()), tok,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+        mb.b, mb.loc, RankedTensorType::get({s.batch, d}, mb.b.getF32Type()),
+        tok, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
   } else if (pool == "mean") {
     Value zero =
         arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
-    Value init = linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(shape))
-                     .getResult(0);
+    Value init =
+        linalg::FillOp::create(mb.b, mb.loc, zero,
+                               mb.emptyLike({batch, mb.b.getIndexAttr(d)}))
+            .getResult(0);
     float inv = 1.0f / static_cast<float>(s.tokens);
     AffineExpr b, t, c;
     bindDims(ctx, b, t, c);

@@ -106,5 +106,24 @@ for _ in range(6):
     seq = np.concatenate([seq, np.argmax(lm(idx=seq)[:, -1], -1)[:, None]], 1)
 report(np.array_equal(tokens, seq), "lm generate == greedy forward")
 
+# A vision model over any batch: the reference's logits at the case's
+# batch, its rows at smaller ones, and a batch past the maximum in parts.
+folder = os.path.join(golden, "vidat_posrel_cls")
+with open(os.path.join(folder, "config.json")) as f:
+    case = json.load(f)
+io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+image, want = io["input.image"], io["output.logits"]
+vit = dat.compile({"module": case["module"], "kwargs": case["kwargs"],
+                   "dynamic_dims": {"batch": 2},
+                   "inputs": {"image": {"shape": ["batch", 3, 32, 32]}},
+                   "outputs": {"logits": {}}},
+                  os.path.join(folder, "model.safetensors"))
+tol = case["tolerance"]
+for rows in (2, 1, 5):
+    got = vit(image=np.concatenate([image] * 3)[:rows])
+    report(close(got, np.concatenate([want] * 3)[:rows], tol["rtol"],
+                 tol["atol"]),
+           "vision reference logits batch %d %s" % (rows, list(got.shape)))
+
 print("%d failure(s)" % len(failures))
 sys.exit(1 if failures else 0)
