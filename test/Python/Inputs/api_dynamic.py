@@ -79,20 +79,28 @@ narrow = rng.standard_normal((1, 9, 32), dtype=np.float32)
 expect_error("wrong width", lambda: m(x=narrow, symbols=narrow),
              "input 'symbols' has shape [1, 9, 32]")
 
+
+def compile_case(name, dims, inputs):
+    """A golden case's module and weights compiled with `dims` dynamic:
+    (its config, its io tensors, the compiled model)."""
+    folder = os.path.join(golden, name)
+    with open(os.path.join(folder, "config.json")) as f:
+        case = json.load(f)
+    io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+    return case, io, dat.compile(
+        {"module": case["module"], "kwargs": case["kwargs"],
+         "dynamic_dims": dims, "inputs": inputs,
+         "outputs": {"logits": {}}},
+        os.path.join(folder, "model.safetensors"))
+
+
 # A language model compiled once for any batch and length: the reference's
 # logits at the case's length, and (causal) their first rows at shorter
 # prompts; generation with the decode step equals greedy forward passes.
-folder = os.path.join(golden, "datlm_symbolic_rope")
-with open(os.path.join(folder, "config.json")) as f:
-    case = json.load(f)
-io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+case, io, lm = compile_case("datlm_symbolic_rope", {"batch": 2, "seq": 32},
+                            {"idx": {"shape": ["batch", "seq"],
+                                     "dtype": "int64"}})
 idx, want = io["input.idx"], io["output.logits"]
-lm = dat.compile({"module": case["module"], "kwargs": case["kwargs"],
-                  "dynamic_dims": {"batch": 2, "seq": 32},
-                  "inputs": {"idx": {"shape": ["batch", "seq"],
-                                     "dtype": "int64"}},
-                  "outputs": {"logits": {}}},
-                 os.path.join(folder, "model.safetensors"))
 tol = case["tolerance"]
 for rows, length in ((2, 16), (1, 5), (2, 1), (3, 9)):
     got = lm(idx=np.concatenate([idx, idx])[:rows, :length])
@@ -108,16 +116,9 @@ report(np.array_equal(tokens, seq), "lm generate == greedy forward")
 
 # A vision model over any batch: the reference's logits at the case's
 # batch, its rows at smaller ones, and a batch past the maximum in parts.
-folder = os.path.join(golden, "vidat_posrel_cls")
-with open(os.path.join(folder, "config.json")) as f:
-    case = json.load(f)
-io, _ = _safetensors.read(os.path.join(folder, "io.safetensors"))
+case, io, vit = compile_case("vidat_posrel_cls", {"batch": 2},
+                             {"image": {"shape": ["batch", 3, 32, 32]}})
 image, want = io["input.image"], io["output.logits"]
-vit = dat.compile({"module": case["module"], "kwargs": case["kwargs"],
-                   "dynamic_dims": {"batch": 2},
-                   "inputs": {"image": {"shape": ["batch", 3, 32, 32]}},
-                   "outputs": {"logits": {}}},
-                  os.path.join(folder, "model.safetensors"))
 tol = case["tolerance"]
 for rows in (2, 1, 5):
     got = vit(image=np.concatenate([image] * 3)[:rows])
