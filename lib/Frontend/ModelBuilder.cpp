@@ -331,9 +331,8 @@ SignatureEntry ModelBuilder::resultEntry(StringRef name, Value value) {
       continue;
     e.dims[d] = dimName(value, d);
     if (e.dims[d].empty())
-      error(config.path + ": outputs." + name +
-            ": internal error: " + "dimension " + Twine(d) +
-            " is dynamic, but not one of the " + "inputs' dynamic_dims");
+      error(config.path + ": outputs." + name + ": internal error: dimension " +
+            Twine(d) + " is dynamic, but not one of the inputs' dynamic_dims");
     else
       e.shape[d] = config.dynamicDimMax(e.dims[d]);
   }

@@ -238,15 +238,17 @@ def DatPadDynamicTiles : Pass<"dat-pad-dynamic-tiles"> {
     Over a dynamic length (a config's `dynamic_dims`), the last tile of a
     tile loop and the last key block of a key loop have a dynamic size,
     bounded by a constant (the tile). In functions with dynamically shaped
-    arguments, each `linalg.generic` in a loop whose
+    arguments, each `linalg.generic` and `linalg.transpose` in a loop whose
     dynamic loop ranges are all so bounded is computed on its operands
-    padded to the bounds (`tensor.pad`) and its results are sliced back, so
-    that the vector layer (`dat-register-tiles`, which needs static shapes)
-    applies to it. A dimension the op reduces over is padded with the
-    reduction's neutral element (0 for sums, -inf for maxima); an op whose
-    body does not show that the padded element reaches the reduction
-    directly (`out ⊕ in`) or as a product (`out + a·b`) is left alone (scalar
-    loops).
+    padded to the bounds (`tensor.pad`) and its results are sliced back
+    (copied into the destination with `linalg.copy` where a loop carries
+    it), so that the vector layer (`dat-register-tiles`, which needs static
+    shapes) applies to it. A dimension the op reduces over is padded with
+    the reduction's neutral element (0 for sums, -inf for maxima) where the
+    body shows the padded element reaches the reduction as itself
+    (`out ⊕ in`) or in a product (`out + a·b`); otherwise the padded op's
+    body keeps its accumulators at the padded positions (a `select` on
+    `linalg.index`).
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",

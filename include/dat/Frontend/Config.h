@@ -28,8 +28,6 @@ struct TensorSpec {
   /// (`dynamic_dims`), whose size the program takes at run time, up to the
   /// maximum. Empty where every dimension is static.
   std::vector<std::string> dims;
-
-  bool isDynamic(size_t d) const { return d < dims.size() && !dims[d].empty(); }
 };
 
 struct ModelConfig {

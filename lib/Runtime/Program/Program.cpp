@@ -245,22 +245,16 @@ void Call::run() {
   finishCall();
 }
 
-bool Call::isDynamic() const {
-  for (const std::vector<Slot> *slots : {&args, &results})
-    for (const Slot &s : *slots)
-      if (s.isDynamic())
-        return true;
-  return false;
-}
+bool Call::isDynamic() const { return !dimMaxima().empty(); }
 
 /// "[batch <= 3, seq <= 200, 64]": a slot's shape with its dynamic dims.
 std::string dimsString(const Slot &s) {
   std::string out = "[";
   for (size_t d = 0; d < s.maxShape.size(); ++d) {
     out += d ? ", " : "";
-    out += s.isDynamic() && !s.dims[d].empty()
-               ? s.dims[d] + " <= " + std::to_string(s.maxShape[d])
-               : std::to_string(s.maxShape[d]);
+    out += s.dimName(d).empty()
+               ? std::to_string(s.maxShape[d])
+               : s.dimName(d) + " <= " + std::to_string(s.maxShape[d]);
   }
   return out + "]";
 }
@@ -275,17 +269,15 @@ void Call::shapeInputs(const std::vector<std::vector<int64_t>> &shapes,
       continue;
     const std::vector<int64_t> &shape = shapes[i];
     bool fits = shape.size() == s.maxShape.size();
-    for (size_t d = 0; fits && d < shape.size(); ++d) {
-      bool dynamic = s.isDynamic() && !s.dims[d].empty();
-      fits = dynamic ? shape[d] >= 1 && shape[d] <= s.maxShape[d]
-                     : shape[d] == s.maxShape[d];
-    }
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = s.dimName(d).empty() ? shape[d] == s.maxShape[d]
+                                  : shape[d] >= 1 && shape[d] <= s.maxShape[d];
     if (!fits)
       fail(what(i) + " is " + shapeString(shape) +
            ", the model was compiled for " + dat::dtypeName(s.dtype) + " " +
            dimsString(s));
-    for (size_t d = 0; s.isDynamic() && d < shape.size(); ++d) {
-      const std::string &name = s.dims[d];
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const std::string &name = s.dimName(d);
       if (name.empty())
         continue;
       auto [it, fresh] = sizes.insert({name, shape[d]});
@@ -304,9 +296,9 @@ std::map<std::string, int64_t> Call::dimMaxima() const {
   std::map<std::string, int64_t> maxima;
   for (const std::vector<Slot> *slots : {&args, &results})
     for (const Slot &s : *slots)
-      for (size_t d = 0; s.isDynamic() && d < s.dims.size(); ++d)
-        if (!s.dims[d].empty())
-          maxima[s.dims[d]] = s.maxShape[d];
+      for (size_t d = 0; d < s.dims.size(); ++d)
+        if (!s.dimName(d).empty())
+          maxima[s.dimName(d)] = s.maxShape[d];
   return maxima;
 }
 
@@ -326,9 +318,9 @@ void Call::setDims(const std::map<std::string, int64_t> &sizes) {
       fail("no size given for dynamic dimension '" + name + "'");
   for (std::vector<Slot> *slots : {&args, &results})
     for (Slot &s : *slots)
-      for (size_t d = 0; s.isDynamic() && d < s.dims.size(); ++d)
-        if (!s.dims[d].empty())
-          s.shape[d] = sizes.at(s.dims[d]);
+      for (size_t d = 0; d < s.dims.size(); ++d)
+        if (!s.dimName(d).empty())
+          s.shape[d] = sizes.at(s.dimName(d));
 }
 
 void Call::copyResult(size_t r, void *out) const {

@@ -55,6 +55,11 @@ struct Slot {
   std::vector<std::string> dims;
   std::vector<int64_t> maxShape;
   bool isDynamic() const { return !dims.empty(); }
+  /// The name of dimension `d` if it is dynamic, else "".
+  const std::string &dimName(size_t d) const {
+    static const std::string none;
+    return d < dims.size() ? dims[d] : none;
+  }
   int64_t numElements() const;
   /// The shape the weights file holds.
   std::vector<int64_t> fileShape() const;

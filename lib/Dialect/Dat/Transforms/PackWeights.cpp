@@ -133,12 +133,11 @@ void packTransposedWeights(ModuleOp module) {
             referenceShape =
                 DenseI64ArrayAttr::get(fn.getContext(), argType.getShape());
           fn.setArgAttr(i, DatDialect::kProgramValueAttrName,
-                        ProgramValueAttr::get(fn.getContext(), value.getKind(),
-                                              value.getName(), std::nullopt,
-                                              std::nullopt, referenceShape,
-                                              /*dims=*/nullptr,
-                                              /*max_shape=*/nullptr,
-                                              common->perm));
+                        ProgramValueAttr::get(
+                            fn.getContext(), value.getKind(), value.getName(),
+                            std::nullopt, std::nullopt, referenceShape,
+                            /*dims=*/nullptr,
+                            /*max_shape=*/nullptr, common->perm));
           changed = true;
           continue;
         }

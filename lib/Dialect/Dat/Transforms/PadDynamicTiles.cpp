@@ -40,7 +40,7 @@ namespace {
 /// The value each input of `op` is padded with where the padded dimensions
 /// include a reduction: the neutral element of the reduction, where each
 /// input reaches it directly (`out ⊕ in`) or as a product (`out + a·b`).
-/// Null where that cannot be shown.
+/// Fails where that cannot be shown.
 FailureOr<SmallVector<Attribute>> reductionPadding(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return failure();
@@ -188,14 +188,13 @@ FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
         RankedTensorType::get(shape, type.getElementType()), operand.get(), pad,
         /*nofold=*/false, loc, rewriter));
   }
-  // The op on them; its results sliced back to the unpadded sizes and
-  // copied into its own destinations (linalg.copy: an accumulator a key
-  // loop carries stays in place where bufferization can keep it there).
   // (The reduced dimensions' actual extents, for the mask.)
   SmallVector<std::pair<unsigned, Value>> extents;
   for (auto [d, operand, k] : maskedDims)
     extents.push_back(
         {d, tensor::DimOp::create(rewriter, loc, operand->get(), k)});
+  // The op on them; its results sliced back to the unpadded sizes (and
+  // copied into their destinations where a loop carries them, below).
   unsigned inits = op.getNumDpsInits();
   Operation *clone = rewriter.clone(*op.getOperation());
   rewriter.modifyOpInPlace(clone, [&] {

@@ -355,13 +355,16 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
     return failure();
   MLIRContext *ctx = rewriter.getContext();
   Location loc = forall.getLoc();
+  // (Read before the splits: each one replaces `forall`.)
+  unsigned rank = forall.getRank();
+  SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
   SmallVector<scf::ForallOp> loops = {forall};
   // Per loop, the dimensions peeled and whether it holds their full tiles.
   SmallVector<SmallVector<std::pair<unsigned, bool>>> peeled = {{}};
-  SmallVector<Value> ubOf(forall.getRank());
+  SmallVector<Value> ubOf(rank);
   int64_t added = 0;
-  for (unsigned d = 0; d < forall.getRank(); ++d) {
-    auto ub = dyn_cast<Value>(forall.getMixedUpperBound()[d]);
+  for (unsigned d = 0; d < rank; ++d) {
+    auto ub = dyn_cast<Value>(ubs[d]);
     int64_t lb = (*lbs)[d], step = (*steps)[d];
     if (!ub || step <= 1)
       continue;
@@ -416,6 +419,8 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
             llvm::is_contained(op->getOperands(), iv))
           minMax.push_back(op);
       });
+      if (minMax.empty())
+        continue;
       rewriter.setInsertionPointToStart(loop.getBody());
       Value step = arith::ConstantIndexOp::create(rewriter, loc, (*steps)[d]);
       for (Operation *op : minMax)
