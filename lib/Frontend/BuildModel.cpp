@@ -23,12 +23,9 @@ struct ModuleEntry {
   void (*build)(ModelBuilder &);
   /// Whether the program also gets a one-token decode step (null: never).
   bool (*hasDecodeStep)(const ModelConfig &) = nullptr;
-  /// Whether its frontend builds inputs of dynamic dimensions
-  /// (`dynamic_dims`).
-  bool dynamicDims = false;
 };
 constexpr ModuleEntry kModules[] = {
-    {"Attention", buildAttentionModule, nullptr, true},
+    {"Attention", buildAttentionModule},
     {"Sequential + SelfMHA", buildApeSequentialSelfMHA},
     {"Grid + SelfMHA", buildApeGridSelfMHA},
     {"Sequential + Encoder", buildApeSequentialEncoder},
@@ -41,17 +38,16 @@ constexpr ModuleEntry kModules[] = {
     {"AlgebraicSeqCCT", buildApeAlgebraicSeqCCT},
     {"Seq2SeqTransformer", buildSeq2SeqTransformer},
     {"Seq2SeqDualAttnTransformer", buildSeq2SeqDualAttnTransformer},
-    {"RelationalAttention", buildRelationalAttentionModule, nullptr, true},
-    {"DualAttention", buildDualAttentionModule, nullptr, true},
-    {"EncoderBlock", buildEncoderBlock, nullptr, true},
-    {"TransformerLM", buildTransformerLM, languageModelHasDecodeStep, true},
+    {"RelationalAttention", buildRelationalAttentionModule},
+    {"DualAttention", buildDualAttentionModule},
+    {"EncoderBlock", buildEncoderBlock},
+    {"TransformerLM", buildTransformerLM, languageModelHasDecodeStep},
     {"DualAttnTransformerLM", buildDualAttnTransformerLM,
-     languageModelHasDecodeStep, true},
-    {"VisionTransformer", buildVisionTransformer, nullptr, true},
-    {"VisionDualAttnTransformer", buildVisionDualAttnTransformer, nullptr,
-     true},
+     languageModelHasDecodeStep},
+    {"VisionTransformer", buildVisionTransformer},
+    {"VisionDualAttnTransformer", buildVisionDualAttnTransformer},
     {"DecoderBlock", buildDecoderBlock},
-    {"DualAttnEncoderBlock", buildDualAttnEncoderBlock, nullptr, true},
+    {"DualAttnEncoderBlock", buildDualAttnEncoderBlock},
     {"DualAttnDecoderBlock", buildDualAttnDecoderBlock},
     {"MultiHeadDotProductAttention", buildHylaAttentionModule},
     {"SymbolicAttention", buildSymbolicAttentionModule},
@@ -72,16 +68,6 @@ static const ModuleEntry *findModule(llvm::StringRef name) {
 void buildModel(ModelBuilder &mb) {
   for (const ModuleEntry &m : kModules)
     if (mb.config.module == m.name) {
-      if (!mb.config.dynamicDims.empty() && !m.dynamicDims) {
-        std::string dynamic;
-        for (const ModuleEntry &d : kModules)
-          if (d.dynamicDims)
-            dynamic += (dynamic.empty() ? "" : ", ") + std::string(d.name);
-        mb.error(mb.config.path + ": dynamic_dims: " + m.name +
-                 " is built for static shapes only (dynamic dimensions: " +
-                 dynamic + ")");
-        return;
-      }
       m.build(mb);
       return;
     }

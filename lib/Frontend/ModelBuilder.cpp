@@ -8,6 +8,7 @@
 
 #include "dat/Dialect/Dat/IR/DatAttrs.h"
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -133,6 +134,27 @@ Value ModelBuilder::streamInput(StringRef name, int64_t width,
   return v;
 }
 
+/// `v` (int64) as an i1 tensor: nonzero = true.
+static Value nonzero(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, t.clone(b.getI1Type()), ValueRange{v},
+             ValueRange{
+                 mlir::dat::emptyTensorLike(b, loc, t.clone(b.getI1Type()), v)},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(t.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   Value(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
+                                               args[0], zero)));
+             })
+      .getResult(0);
+}
+
 Value ModelBuilder::boolInput(StringRef name, ArrayRef<int64_t> shape) {
   Value v = input(name, shape.size(), "int64");
   if (!v)
@@ -146,23 +168,28 @@ Value ModelBuilder::boolInput(StringRef name, ArrayRef<int64_t> shape) {
           "] (nonzero = may attend)");
     return {};
   }
-  MLIRContext *ctx = b.getContext();
-  auto boolTy = RankedTensorType::get(shape, b.getI1Type());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(shape.size(), ctx);
-  return linalg::GenericOp::create(
-             b, loc, boolTy, ValueRange{v},
-             ValueRange{tensor::EmptyOp::create(b, loc, shape, b.getI1Type())},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(shape.size(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value zero = arith::ConstantIntOp::create(nb, nl, 0, 64);
-               linalg::YieldOp::create(
-                   nb, nl,
-                   Value(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
-                                               args[0], zero)));
-             })
-      .getResult(0);
+  return nonzero(b, loc, v);
+}
+
+Value ModelBuilder::boolInput(StringRef name, Value like,
+                              ArrayRef<int64_t> likeDims) {
+  Value v = input(name, likeDims.size(), "int64");
+  if (!v)
+    return {};
+  auto t = cast<RankedTensorType>(v.getType());
+  bool ok = t.getElementType().isInteger(64);
+  for (auto [i, d] : llvm::enumerate(likeDims))
+    ok = ok && (d == kUnitDim ? t.getDimSize(i) == 1 : sameDim(v, i, like, d));
+  if (!ok) {
+    std::string dims;
+    for (int64_t d : likeDims)
+      dims += (dims.empty() ? "" : ", ") +
+              (d == kUnitDim ? std::string("1") : sizeText(like, d));
+    error(config.path + ": inputs." + name + ": expected int64 [" + dims +
+          "] (nonzero = may attend)");
+    return {};
+  }
+  return nonzero(b, loc, v);
 }
 
 Value ModelBuilder::weight(StringRef name, ArrayRef<int64_t> shape) {
@@ -402,6 +429,11 @@ std::string ModelBuilder::dimName(Value v, int64_t d) {
       arg->second >= static_cast<int64_t>(entry.dims.size()))
     return "";
   return entry.dims[arg->second];
+}
+
+std::string ModelBuilder::sizeText(Value v, int64_t d) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.isDynamicDim(d) ? dimName(v, d) : std::to_string(t.getDimSize(d));
 }
 
 bool ModelBuilder::sameDim(Value a, int64_t da, Value c, int64_t dc) {

@@ -86,6 +86,12 @@ public:
   /// Input `name`, which must be int64 of `shape`, as an i1 tensor (nonzero =
   /// true, as the reference's bool conversion); null with an error otherwise.
   mlir::Value boolInput(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
+  /// The same for a mask whose dimension i is dimension likeDims[i] of
+  /// `like` (a dynamic one: the same named dimension), or a static 1 where
+  /// likeDims[i] is kUnitDim.
+  mlir::Value boolInput(llvm::StringRef name, mlir::Value like,
+                        llvm::ArrayRef<int64_t> likeDims);
+  static constexpr int64_t kUnitDim = -1;
   /// The function argument holding weight `name`, which must have `shape`.
   mlir::Value weight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   void aliasWeight(llvm::StringRef alias, llvm::StringRef target) {
@@ -191,6 +197,8 @@ public:
   /// The dynamic_dims name of dimension `d` of `v`: an input's, or one the
   /// IR proves equal to it; "" for a static dimension (or one not traced).
   std::string dimName(mlir::Value v, int64_t d);
+  /// Dimension `d` of `v` for a diagnostic: its size, or its name.
+  std::string sizeText(mlir::Value v, int64_t d);
   /// Whether dimension `da` of `a` and `dc` of `c` have one size: equal
   /// static sizes, or dynamic dimensions of one name (which the program
   /// checks at run time).

@@ -15,6 +15,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,24 +34,19 @@ Value sliceLast(ModelBuilder &mb, Value x, int64_t offset, int64_t size) {
   auto t = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(t.getShape());
   int64_t rank = t.getRank();
-  SmallVector<int64_t> offsets(rank, 0), sizes(shape), strides(rank, 1);
-  offsets.back() = offset;
-  sizes.back() = size;
+  SmallVector<OpFoldResult> offsets(rank, mb.b.getIndexAttr(0)),
+      sizes = tensor::getMixedSizes(mb.b, mb.loc, x),
+      strides(rank, mb.b.getIndexAttr(1));
+  offsets.back() = mb.b.getIndexAttr(offset);
+  sizes.back() = mb.b.getIndexAttr(size);
   shape.back() = size;
   return tensor::ExtractSliceOp::create(
       mb.b, mb.loc, RankedTensorType::get(shape, t.getElementType()), x,
-      ValueRange{}, ValueRange{}, ValueRange{},
-      mb.b.getDenseI64ArrayAttr(offsets), mb.b.getDenseI64ArrayAttr(sizes),
-      mb.b.getDenseI64ArrayAttr(strides));
+      offsets, sizes, strides);
 }
 
 static Value transpose(ModelBuilder &mb, Value x, ArrayRef<int64_t> perm) {
-  auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return linalg::TransposeOp::create(mb.b, mb.loc, x, mb.emptyLike(shape), perm)
-      .getResult()[0];
+  return mlir::dat::buildTranspose(mb.b, mb.loc, x, perm);
 }
 
 /// [B,L,dh·H] (head-minor) -> [B,H,L,dh].
@@ -84,15 +80,17 @@ Value headMinorMerge(ModelBuilder &mb, Value x) {
 Value gatherAtPositions(ModelBuilder &mb, Value table, Value positions,
                         int64_t size, int64_t first, int64_t heads,
                         bool treeNodes) {
-  auto pt = cast<RankedTensorType>(positions.getType());
   auto tt = cast<RankedTensorType>(table.getType());
-  SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1), heads};
-  llvm::append_range(shape, tt.getShape().drop_front(2));
+  SmallVector<OpFoldResult> shape = {
+      mb.dimOf(positions, 0), mb.dimOf(positions, 1), mb.b.getIndexAttr(heads)};
+  for (int64_t size : tt.getShape().drop_front(2))
+    shape.push_back(mb.b.getIndexAttr(size));
   unsigned rank = shape.size();
   MLIRContext *ctx = mb.b.getContext();
+  Value init = mb.emptyLike(shape);
   return linalg::GenericOp::create(
-             mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-             ValueRange{positions}, ValueRange{mb.emptyLike(shape)},
+             mb.b, mb.loc, init.getType(), ValueRange{positions},
+             ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::get(rank, 0,
                                                 {getAffineDimExpr(0, ctx),
                                                  getAffineDimExpr(1, ctx)},
@@ -169,7 +167,7 @@ static void applyGeneralMaps(ModelBuilder &mb, const ApeSetup &setup, Value &q,
     auto map = [&](Value x, Value maps) -> Value {
       return mlir::dat::OrthogonalMapOp::create(
           mb.b, mb.loc, x.getType(), x, maps,
-          mb.emptyLike(cast<RankedTensorType>(x.getType()).getShape()));
+          mb.emptyLike(tensor::getMixedSizes(mb.b, mb.loc, x)));
     };
     if (!setup.grid)
       return map(t, setup.maps[0]);
@@ -198,7 +196,7 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
              " (the attention's dim), got " + Twine(xt.getDimSize(2)));
     return {};
   }
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), dh = dim / heads;
+  int64_t dh = dim / heads;
   Value q, k, v;
   if (setup.forms) {
     // Rotary form: q, k come out of the folded projection head-major, in
@@ -229,13 +227,17 @@ static Value apeSelfAttention(ModelBuilder &mb, const ApeSetup &setup,
 
   float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   FloatAttr fill = mb.b.getF32FloatAttr(-1e10f);
+  // (Batch and length may be dynamic: x's own.)
+  OpFoldResult B = mb.dimOf(x, 0), L = mb.dimOf(x, 1),
+               H = mb.b.getIndexAttr(heads);
+  Value oInit = mb.emptyLike({B, H, L, mb.b.getIndexAttr(dh)});
   Value o = mlir::dat::AttentionOp::create(
-      mb.b, mb.loc, mb.emptyLike({B, heads, L, dh}).getType(), q, k, v,
+      mb.b, mb.loc, oInit.getType(), q, k, v,
       /*mask=*/Value(), setup.keyMask, setup.scoreScale(mb),
-      /*query_offset=*/Value(), mb.emptyLike({B, heads, L, dh}),
-      mb.b.getF32FloatAttr(scale), fill, /*causal=*/false);
+      /*query_offset=*/Value(), oInit, mb.b.getF32FloatAttr(scale), fill,
+      /*causal=*/false);
   if (scores) {
-    Value init = mb.emptyLike({B, heads, L, L});
+    Value init = mb.emptyLike({B, H, L, L});
     Value s = mlir::dat::AttentionWeightsOp::create(
         mb.b, mb.loc, init.getType(), q, k, Value(), setup.keyMask,
         setup.scoreScale(mb), Value(), init, mb.b.getF32FloatAttr(scale), fill,

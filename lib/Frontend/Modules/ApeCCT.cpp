@@ -59,11 +59,16 @@ static Value cctPatches(ModelBuilder &mb, Value image, int64_t dim, int64_t k,
   if (mb.failed())
     return {};
   Type f32 = mb.b.getF32Type();
+  // (The batch may be dynamic: the image's.)
+  OpFoldResult batch = mb.dimOf(image, 0);
   auto fill = [&](ArrayRef<int64_t> shape, float v) {
+    SmallVector<OpFoldResult> sizes = {batch};
+    for (int64_t size : shape.drop_front())
+      sizes.push_back(mb.b.getIndexAttr(size));
     Value c = arith::ConstantFloatOp::create(mb.b, mb.loc, cast<FloatType>(f32),
                                              APFloat(v));
     return linalg::FillOp::create(mb.b, mb.loc, c,
-                                  ValueRange{mb.emptyLike(shape)})
+                                  ValueRange{mb.emptyLike(sizes)})
         .getResult(0);
   };
   auto conv = linalg::Conv2DNchwFchwOp::create(
@@ -79,32 +84,25 @@ static Value cctPatches(ModelBuilder &mb, Value image, int64_t dim, int64_t k,
       ValueRange{fill({B, dim, h, w}, -std::numeric_limits<float>::infinity())},
       mb.b.getI64VectorAttr({k, k}), mb.b.getI64VectorAttr({1, 1}));
   Value pooled = generalized(mb, pool);
-  Value t = linalg::TransposeOp::create(mb.b, mb.loc, pooled,
-                                        mb.emptyLike({B, h, w, dim}),
-                                        ArrayRef<int64_t>{0, 2, 3, 1})
-                .getResult()[0];
+  Value t = mlir::dat::buildTranspose(mb.b, mb.loc, pooled, {0, 2, 3, 1});
   return tensor::CollapseShapeOp::create(
-      mb.b, mb.loc, RankedTensorType::get({B, h * w, dim}, f32), t,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+      mb.b, mb.loc, t, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
 }
 
 /// Sequence pooling: Σ_l softmax_l(pooler(x))[l] · x[l] → fc.
 static Value cctHead(ModelBuilder &mb, Value x, int64_t dim, int64_t classes) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
   Type f32 = mb.b.getF32Type();
   MLIRContext *ctx = mb.b.getContext();
   Value g = tensor::CollapseShapeOp::create(
-      mb.b, mb.loc, RankedTensorType::get({B, L}, f32),
-      mb.linear(x, "pooler", 1, true),
+      mb.b, mb.loc, mb.linear(x, "pooler", 1, true),
       ArrayRef<ReassociationIndices>{{0}, {1, 2}});
   // The gate: softmax over the sequence; then Σ_l gate[b,l] · x[b,l,c].
   Value gate = mlir::dat::softmaxAlong(mb.b, mb.loc, g, 1);
   AffineExpr b, l, c;
   bindDims(ctx, b, l, c);
-  Value zeros = mlir::dat::filledTensor(mb.b, mb.loc,
-                                        getAsIndexOpFoldResult(ctx, {B, dim}),
-                                        f32, mb.b.getF32FloatAttr(0));
+  Value zeros = mlir::dat::filledTensor(
+      mb.b, mb.loc, {mb.dimOf(x, 0), mb.b.getIndexAttr(dim)}, f32,
+      mb.b.getF32FloatAttr(0));
   Value aggr = mlir::dat::buildMulAcc(
       mb.b, mb.loc, gate, x, zeros,
       {AffineMap::get(3, 0, {b, l}, ctx), AffineMap::get(3, 0, {b, l, c}, ctx),
@@ -173,8 +171,8 @@ static void buildApeCCT(ModelBuilder &mb, bool grid) {
   ApeDecay decay;
   decay.base = *base;
   if (grid) {
-    Value xs = rasterPositions(mb, L, w, false),
-          ys = rasterPositions(mb, L, w, true);
+    Value xs = rasterPositions(mb, mb.b.getIndexAttr(L), w, false),
+          ys = rasterPositions(mb, mb.b.getIndexAttr(L), w, true);
     att.qMaps = att.kMaps =
         gatherAtPositions(mb, table, xs, size, 0, heads, false);
     att.qMapsY = att.kMapsY =
@@ -182,7 +180,7 @@ static void buildApeCCT(ModelBuilder &mb, bool grid) {
     decay.kind = ApeDistance::Grid;
     decay.qPositions = decay.kPositions = {xs, ys};
   } else {
-    Value ps = rasterPositions(mb, L, L, true); // 0 .. L-1
+    Value ps = rasterPositions(mb, mb.b.getIndexAttr(L), 0, true); // 0 .. L-1
     att.qMaps = att.kMaps =
         gatherAtPositions(mb, table, ps, size, 0, heads, false);
     decay.kind = ApeDistance::Sequence;

@@ -17,6 +17,7 @@
 #include "Modules.h"
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,7 +63,7 @@ Value apeMHA(ModelBuilder &mb, StringRef prefix, bool cross, Value xq,
   auto apply = [&](Value x, Value maps) -> Value {
     return mlir::dat::OrthogonalMapOp::create(
         mb.b, mb.loc, x.getType(), x, maps,
-        mb.emptyLike(cast<RankedTensorType>(x.getType()).getShape()));
+        mb.emptyLike(tensor::getMixedSizes(mb.b, mb.loc, x)));
   };
   auto map = [&](Value x, Value maps, Value mapsY) -> Value {
     x = headMinorSplit(mb, x, heads);
@@ -76,9 +77,8 @@ Value apeMHA(ModelBuilder &mb, StringRef prefix, bool cross, Value xq,
   q = map(q, in.qMaps, in.qMapsY);
   k = map(k, in.kMaps, in.kMapsY);
   v = headMinorSplit(mb, v, heads);
-  auto qt = cast<RankedTensorType>(q.getType());
   int64_t dh = dim / heads;
-  Value init = mb.emptyLike(qt.getShape());
+  Value init = mb.emptyLike(tensor::getMixedSizes(mb.b, mb.loc, q));
   Value o = mlir::dat::AttentionOp::create(
       mb.b, mb.loc, init.getType(), q, k, v, in.mask, in.keyMask, in.scoreScale,
       /*query_offset=*/Value(), init,
@@ -104,8 +104,7 @@ static Value embedScaled(ModelBuilder &mb, Value ids, Value table,
   Value clamped =
       linalg::GenericOp::create(
           mb.b, mb.loc, it, ValueRange{ids},
-          ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, it.getShape(),
-                                             it.getElementType())},
+          ValueRange{mlir::dat::emptyTensorLike(mb.b, mb.loc, it, ids)},
           ArrayRef<AffineMap>{id, id},
           SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
           [](OpBuilder &b, Location l, ValueRange args) {
@@ -120,7 +119,7 @@ static Value embedScaled(ModelBuilder &mb, Value ids, Value table,
   float scale = std::sqrt(static_cast<float>(dim));
   return linalg::GenericOp::create(
              mb.b, mb.loc, et, ValueRange{e},
-             ValueRange{mb.emptyLike(et.getShape())},
+             ValueRange{mb.emptyLike(tensor::getMixedSizes(mb.b, mb.loc, e))},
              ArrayRef<AffineMap>{id3, id3},
              SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
              [&](OpBuilder &b, Location l, ValueRange args) {
@@ -136,7 +135,7 @@ static Value embedScaled(ModelBuilder &mb, Value ids, Value table,
 /// batch ([Ld, Ld] or [1, Ld, Ld], nonzero = may attend), or with
 /// call.causal_decoder none (`causal` set: dat.attention's own causal
 /// masking, no N×N input).
-static Value decoderMask(ModelBuilder &mb, StringRef name, int64_t Ld,
+static Value decoderMask(ModelBuilder &mb, StringRef name, Value ids,
                          bool &causal) {
   causal = mb.boolCall("causal_decoder", false);
   const TensorSpec *spec = mb.config.findInput(name);
@@ -156,18 +155,18 @@ static Value decoderMask(ModelBuilder &mb, StringRef name, int64_t Ld,
     return {};
   }
   if (spec->shape.size() == 3 && spec->shape[0] == 1) {
-    Value m = mb.boolInput(name, {1, Ld, Ld});
+    Value m = mb.boolInput(name, ids, {ModelBuilder::kUnitDim, 1, 1});
     if (!m)
       return {};
     return tensor::CollapseShapeOp::create(
-        mb.b, mb.loc, RankedTensorType::get({Ld, Ld}, mb.b.getI1Type()), m,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+        mb.b, mb.loc, m, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   }
   if (spec->shape.size() == 2)
-    return mb.boolInput(name, {Ld, Ld});
-  mb.error(mb.config.path + ": inputs." + name + ": expected int64 [" +
-           Twine(Ld) + ", " + Twine(Ld) + "] or [1, " + Twine(Ld) + ", " +
-           Twine(Ld) + "] (one mask for the batch; nonzero = may attend)");
+    return mb.boolInput(name, ids, {1, 1});
+  std::string Ld = mb.sizeText(ids, 1);
+  mb.error(mb.config.path + ": inputs." + name + ": expected int64 [" + Ld +
+           ", " + Ld + "] or [1, " + Ld + ", " + Ld +
+           "] (one mask for the batch; nonzero = may attend)");
   return {};
 }
 
@@ -268,12 +267,10 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
   Value decPos = mb.input("decoder_pos", 2, "int64");
   if (mb.failed())
     return;
-  auto et = cast<RankedTensorType>(encIds.getType());
-  auto dt = cast<RankedTensorType>(decIds.getType());
-  int64_t B = et.getDimSize(0), Le = et.getDimSize(1), Ld = dt.getDimSize(1);
-  if (dt.getDimSize(0) != B ||
-      cast<RankedTensorType>(encPos.getType()).getShape() != et.getShape() ||
-      cast<RankedTensorType>(decPos.getType()).getShape() != dt.getShape()) {
+  // (Batch and lengths may be dynamic: named dimensions must agree.)
+  if (!mb.sameDim(decIds, 0, encIds, 0) || !mb.sameDim(encPos, 0, encIds, 0) ||
+      !mb.sameDim(encPos, 1, encIds, 1) || !mb.sameDim(decPos, 0, decIds, 0) ||
+      !mb.sameDim(decPos, 1, decIds, 1)) {
     mb.error(mb.config.path + ": inputs: encoder_ids/encoder_pos [B, Le] and "
                               "decoder_ids/decoder_pos [B, Ld], one batch");
     return;
@@ -284,10 +281,10 @@ void buildApeTreeAlgebraic(ModelBuilder &mb) {
   mb.inputRange("decoder_ids", lowest, vocab - 1);
   mb.inputRange("encoder_pos", lowest, maxTreeNode(branching));
   mb.inputRange("decoder_pos", lowest, maxTreeNode(branching));
-  Value encMask = mb.boolInput("encoder_mask", {B, Le});
-  Value crossMask = mb.boolInput("cross_mask", {B, Le});
+  Value encMask = mb.boolInput("encoder_mask", encIds, {0, 1});
+  Value crossMask = mb.boolInput("cross_mask", encIds, {0, 1});
   bool causalDecoder = false;
-  Value decMask = decoderMask(mb, "decoder_mask", Ld, causalDecoder);
+  Value decMask = decoderMask(mb, "decoder_mask", decIds, causalDecoder);
   if (mb.failed())
     return;
 
@@ -340,10 +337,14 @@ void buildApeMTAlgebraic(ModelBuilder &mb) {
   Value tgtIds = mb.input("target_ids", 2, "int64");
   if (!base || mb.failed())
     return;
-  auto st = cast<RankedTensorType>(srcIds.getType());
-  auto tt = cast<RankedTensorType>(tgtIds.getType());
-  int64_t B = st.getDimSize(0), Ls = st.getDimSize(1), Lt = tt.getDimSize(1);
-  if (tt.getDimSize(0) != B) {
+  // (Batch and lengths may be dynamic: the table covers their maxima.)
+  auto longest = [&](Value ids) {
+    auto t = cast<RankedTensorType>(ids.getType());
+    return t.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(ids, 1))
+                             : t.getDimSize(1);
+  };
+  int64_t Ls = longest(srcIds), Lt = longest(tgtIds);
+  if (!mb.sameDim(tgtIds, 0, srcIds, 0)) {
     mb.error(mb.config.path + ": inputs: source_ids [B, Ls] and target_ids "
                               "[B, Lt], one batch");
     return;
@@ -359,9 +360,9 @@ void buildApeMTAlgebraic(ModelBuilder &mb) {
   mb.inputRange("source_ids", lowest, vocab - 1);
   mb.inputRange("target_ids", lowest, vocab - 1);
   ApeSeq2Seq m{heads, dim, layers, {}, {}, {}, {}, {}, {}, {}, {}};
-  m.encMask = mb.boolInput("source_mask", {B, Ls});
+  m.encMask = mb.boolInput("source_mask", srcIds, {0, 1});
   m.crossMask = m.encMask;
-  m.decMask = decoderMask(mb, "target_mask", Lt, m.causalDecoder);
+  m.decMask = decoderMask(mb, "target_mask", tgtIds, m.causalDecoder);
   if (mb.failed())
     return;
 
@@ -373,24 +374,28 @@ void buildApeMTAlgebraic(ModelBuilder &mb) {
       [heads, d, size](const std::vector<const float *> &in, float *out) {
         orthogonalPowerTable(in[0], heads, d, size, out);
       });
-  auto mapsOf = [&](int64_t L) -> Value {
-    auto slice = RankedTensorType::get({L, heads, d, d}, mb.b.getF32Type());
+  auto mapsOf = [&](Value ids) -> Value {
+    int64_t L = cast<RankedTensorType>(ids.getType()).getDimSize(1);
+    OpFoldResult zero = mb.b.getIndexAttr(0), one = mb.b.getIndexAttr(1),
+                 h = mb.b.getIndexAttr(heads), dd = mb.b.getIndexAttr(d);
     Value s = tensor::ExtractSliceOp::create(
-        mb.b, mb.loc, slice, table, ValueRange{}, ValueRange{}, ValueRange{},
-        mb.b.getDenseI64ArrayAttr({0, 0, 0, 0}),
-        mb.b.getDenseI64ArrayAttr({L, heads, d, d}),
-        mb.b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+        mb.b, mb.loc,
+        RankedTensorType::get({L, heads, d, d}, mb.b.getF32Type()), table,
+        ArrayRef<OpFoldResult>{zero, zero, zero, zero},
+        ArrayRef<OpFoldResult>{mb.dimOf(ids, 1), h, dd, dd},
+        ArrayRef<OpFoldResult>{one, one, one, one});
     return tensor::ExpandShapeOp::create(
         mb.b, mb.loc,
         RankedTensorType::get({1, L, heads, d, d}, mb.b.getF32Type()), s,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}},
+        ArrayRef<OpFoldResult>{one, mb.dimOf(ids, 1), h, dd, dd});
   };
-  m.encMaps = mapsOf(Ls);
-  m.decMaps = mapsOf(Lt);
+  m.encMaps = mapsOf(srcIds);
+  m.decMaps = mapsOf(tgtIds);
   // |i - j| over the token indices, target against source for the cross
   // attention.
-  Value srcPos = rasterPositions(mb, Ls, Ls, true),
-        tgtPos = rasterPositions(mb, Lt, Lt, true);
+  Value srcPos = rasterPositions(mb, mb.dimOf(srcIds, 1), 0, true),
+        tgtPos = rasterPositions(mb, mb.dimOf(tgtIds, 1), 0, true);
   auto decay = [&](Value q, Value k) {
     ApeDecay a;
     a.kind = ApeDistance::Sequence;

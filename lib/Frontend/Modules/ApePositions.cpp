@@ -16,6 +16,7 @@
 #include "dat/Frontend/OrthogonalMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -153,18 +154,20 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
         return sym;
       });
   MLIRContext *ctx = mb.b.getContext();
-  auto flat = RankedTensorType::get({Bp * L, d, d}, f32);
+  // (Batch and length may be dynamic: N = Bp·L nodes.)
   Value flatSyms = tensor::CollapseShapeOp::create(
-      mb.b, mb.loc, RankedTensorType::get({Bp * L, kMaxTreeDepth}, i64), syms,
-      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      mb.b, mb.loc, syms, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  auto flat = RankedTensorType::get(
+      {cast<RankedTensorType>(flatSyms.getType()).getDimSize(0), d, d}, f32);
+  SmallVector<OpFoldResult> flatSizes = {
+      mb.dimOf(flatSyms, 0), mb.b.getIndexAttr(d), mb.b.getIndexAttr(d)};
   // X = Id (the module's frozen identity, the table's maps[0]), then
   // X ← X · P_{b_t}ᵀ down the path: M = Id · P_{b_1}ᵀ ⋯ P_{b_t}ᵀ. A loop, so
   // that only two [N, d, d] buffers exist at a time.
   Value x =
       linalg::GenericOp::create(
           mb.b, mb.loc, TypeRange{flat}, ValueRange{identity},
-          ValueRange{
-              tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32)},
+          ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, flatSizes, f32)},
           ArrayRef<AffineMap>{AffineMap::get(3, 0,
                                              {getAffineConstantExpr(0, ctx),
                                               getAffineConstantExpr(0, ctx),
@@ -183,7 +186,7 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
   Value lo = arith::ConstantIndexOp::create(mb.b, mb.loc, 0);
   Value hi = arith::ConstantIndexOp::create(mb.b, mb.loc, kMaxTreeDepth);
   Value two = arith::ConstantIndexOp::create(mb.b, mb.loc, 2);
-  Value spare = tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32);
+  Value spare = tensor::EmptyOp::create(mb.b, mb.loc, flatSizes, f32);
   // One step: G = P_{sym_t}ᵀ per node (the identity below the node),
   // gathered into `g`; `into` = `from` · G, a batched matmul.
   auto step = [&](OpBuilder &b, Location l, Value from, Value into, Value g,
@@ -230,7 +233,7 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
                      .getResult(0);
     return {next, gathered};
   };
-  Value spareG = tensor::EmptyOp::create(mb.b, mb.loc, flat.getShape(), f32);
+  Value spareG = tensor::EmptyOp::create(mb.b, mb.loc, flatSizes, f32);
   auto loop = scf::ForOp::create(
       mb.b, mb.loc, lo, hi, two, ValueRange{x, spare, spareG},
       [&](OpBuilder &b, Location l, Value t, ValueRange iter) {
@@ -240,9 +243,37 @@ Value treeMapsAtRunTime(ModelBuilder &mb, Value positions, int64_t branching,
         auto [x2, g2] = step(b, l, y, iter[0], g1, t1);
         scf::YieldOp::create(b, l, ValueRange{x2, y, g2});
       });
-  return tensor::ExpandShapeOp::create(
-      mb.b, mb.loc, RankedTensorType::get({Bp, L, 1, d, d}, f32),
-      loop.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+  SmallVector<OpFoldResult> outSizes = {
+      mb.dimOf(positions, 0), mb.dimOf(positions, 1), mb.b.getIndexAttr(1),
+      mb.b.getIndexAttr(d), mb.b.getIndexAttr(d)};
+  if (!pt.isDynamicDim(0) || !pt.isDynamicDim(1))
+    return tensor::ExpandShapeOp::create(
+        mb.b, mb.loc, RankedTensorType::get({Bp, L, 1, d, d}, f32),
+        loop.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}},
+        outSizes);
+  // Batch and length both dynamic: a copy, as memref-expand-strided-metadata
+  // crashes on an expand_shape with two dynamic sizes in one group (LLVM 22).
+  Value maps = loop.getResult(0);
+  Value length =
+      getValueOrCreateConstantIndexOp(mb.b, mb.loc, mb.dimOf(positions, 1));
+  Value init = mb.emptyLike(outSizes);
+  return linalg::GenericOp::create(
+             mb.b, mb.loc, init.getType(), ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(5, ctx)},
+             SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange) {
+               Value node = arith::AddIOp::create(
+                   b, l,
+                   arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, 0),
+                                         length),
+                   linalg::IndexOp::create(b, l, 1));
+               Value v = tensor::ExtractOp::create(
+                   b, l, maps,
+                   ValueRange{node, linalg::IndexOp::create(b, l, 3),
+                              linalg::IndexOp::create(b, l, 4)});
+               linalg::YieldOp::create(b, l, v);
+             })
+      .getResult(0);
 }
 
 std::optional<double> readDistanceDecay(ModelBuilder &mb,
@@ -359,7 +390,10 @@ ApeDecay ApeDecay::makeTree(double base, const TreeSide &q, const TreeSide &k,
 Value ApeDecay::decayAt(ModelBuilder &mb) const {
   auto qt = cast<RankedTensorType>(qPositions.front().getType());
   auto kt = cast<RankedTensorType>(kPositions.front().getType());
-  int64_t Bp = std::max(qt.getDimSize(0), kt.getDimSize(0));
+  // A dynamic batch is the larger (the other may be a broadcast 1).
+  int64_t Bp = qt.isDynamicDim(0) || kt.isDynamicDim(0)
+                   ? ShapedType::kDynamic
+                   : std::max(qt.getDimSize(0), kt.getDimSize(0));
   int64_t Lq = qt.getDimSize(1), Lk = kt.getDimSize(1);
   Type f32 = mb.b.getF32Type();
   AffineMap at_i = dims(mb, 3, {0, 1}), at_j = dims(mb, 3, {0, 2});
@@ -470,18 +504,23 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
   return out;
 }
 
-Value rasterPositions(ModelBuilder &mb, int64_t L, int64_t width, bool column) {
-  auto type = RankedTensorType::get({1, L}, mb.b.getI64Type());
+Value rasterPositions(ModelBuilder &mb, OpFoldResult L, int64_t width,
+                      bool column) {
+  Value init = tensor::EmptyOp::create(
+      mb.b, mb.loc, ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), L},
+      mb.b.getI64Type());
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, mb.b.getContext());
   return linalg::GenericOp::create(
-             mb.b, mb.loc, type, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, type.getShape(),
-                                                mb.b.getI64Type())},
+             mb.b, mb.loc, init.getType(), ValueRange{}, ValueRange{init},
              ArrayRef<AffineMap>{id},
              SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
              [&](OpBuilder &b, Location l, ValueRange) {
                Value t = arith::IndexCastOp::create(
                    b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 1));
+               if (width <= 0) {
+                 linalg::YieldOp::create(b, l, t);
+                 return;
+               }
                Value w = arith::ConstantIntOp::create(b, l, width, 64);
                Value v = column
                              ? arith::RemSIOp::create(b, l, t, w).getResult()

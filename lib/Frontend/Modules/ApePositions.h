@@ -93,9 +93,9 @@ mlir::Value gatherAtPositions(ModelBuilder &mb, mlir::Value table,
                               mlir::Value positions, int64_t size,
                               int64_t first, int64_t heads, bool treeNodes);
 /// The positions [1, L] of a raster of `width` columns: each token's row
-/// (`column` false) or column; with width L, the token indices 0..L-1.
-mlir::Value rasterPositions(ModelBuilder &mb, int64_t L, int64_t width,
-                            bool column);
+/// (`column` false) or column; with width 0, the token indices 0..L-1.
+mlir::Value rasterPositions(ModelBuilder &mb, mlir::OpFoldResult L,
+                            int64_t width, bool column);
 /// [B,H,L,dh] -> [B,L,dh·H] (head-minor).
 mlir::Value headMinorMerge(ModelBuilder &mb, mlir::Value x);
 

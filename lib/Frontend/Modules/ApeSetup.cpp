@@ -24,27 +24,28 @@ using namespace mlir;
 
 namespace dat {
 
-bool ApeSetup::finishInputs(ModelBuilder &mb, int64_t B, int64_t L) {
+bool ApeSetup::finishInputs(ModelBuilder &mb, Value x) {
   // Mediator [1|B, L, L, 1, 1] -> the per-pair score scale [1|B, L, L].
   if (mb.hasInput("mediator")) {
     Value m = mb.input("mediator", 5);
     if (!m)
       return false;
     auto mt = cast<RankedTensorType>(m.getType());
-    if (mt.getRank() != 5 || mt.getDimSize(1) != L || mt.getDimSize(2) != L ||
-        mt.getDimSize(3) != 1 || mt.getDimSize(4) != 1 ||
-        (mt.getDimSize(0) != 1 && mt.getDimSize(0) != B)) {
-      mb.error(mb.config.path + ": inputs.mediator: expected [1 or B, L, L, "
-                                "1, 1] (a multiplicative per-pair scale)");
+    if (mt.getRank() != 5 || !mb.sameDim(m, 1, x, 1) ||
+        !mb.sameDim(m, 2, x, 1) || mt.getDimSize(3) != 1 ||
+        mt.getDimSize(4) != 1 ||
+        (mt.getDimSize(0) != 1 && !mb.sameDim(m, 0, x, 0))) {
+      std::string L = mb.sizeText(x, 1);
+      mb.error(mb.config.path + ": inputs.mediator: expected [1 or " +
+               mb.sizeText(x, 0) + ", " + L + ", " + L +
+               ", 1, 1] (a multiplicative per-pair scale)");
       return false;
     }
     mediator = tensor::CollapseShapeOp::create(
-        mb.b, mb.loc,
-        RankedTensorType::get({mt.getDimSize(0), L, L}, mb.b.getF32Type()), m,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+        mb.b, mb.loc, m, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
   }
   if (mb.hasInput("key_mask"))
-    keyMask = mb.boolInput("key_mask", {B, L});
+    keyMask = mb.boolInput("key_mask", x, {0, 1});
   if (mb.failed())
     return false;
   return true;
@@ -169,8 +170,6 @@ std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
   Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return std::nullopt;
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
   SmallVector<Value> positions;
   for (StringRef pos : grid ? SmallVector<StringRef>{"x_pos", "y_pos"}
                             : SmallVector<StringRef>{"positions"}) {
@@ -179,10 +178,10 @@ std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
       return std::nullopt;
     auto pt = cast<RankedTensorType>(p.getType());
     if (!pt.getElementType().isInteger(64) || pt.getRank() != 2 ||
-        pt.getDimSize(1) != L ||
-        (pt.getDimSize(0) != 1 && pt.getDimSize(0) != B)) {
-      mb.error(mb.config.path + ": inputs." + pos +
-               ": expected int64 [B or 1, " + Twine(L) + "]");
+        !mb.sameDim(p, 1, x, 1) ||
+        (pt.getDimSize(0) != 1 && !mb.sameDim(p, 0, x, 0))) {
+      mb.error(mb.config.path + ": inputs." + pos + ": expected int64 [" +
+               mb.sizeText(x, 0) + " or 1, " + mb.sizeText(x, 1) + "]");
       return std::nullopt;
     }
     // Tree positions <= 0 are the root (SOS, padding); sequence and grid
@@ -212,7 +211,7 @@ std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
     setup.maps.push_back(mb.outlined("tree_maps", [&] {
       return treeMapsAtRunTime(mb, positions[0], branching, heads, mapDim);
     }));
-    return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
+    return setup.finishInputs(mb, x) ? std::optional(setup) : std::nullopt;
   }
 
   if (!tree && !mb.config.generalOrthogonalMaps)
@@ -223,7 +222,7 @@ std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
   bool wantMaps = mb.wantsOutput("maps") || mb.wantsOutput("maps_x") ||
                   mb.wantsOutput("maps_y");
   if (setup.forms && !wantMaps)
-    return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
+    return setup.finishInputs(mb, x) ? std::optional(setup) : std::nullopt;
   // The table is a weight of the program: keep it to at most 2^24 floats.
   int64_t count = tree ? 1 : axes * heads;
   if ((*size + 1) * count * mapDim * mapDim > (int64_t(1) << 24)) {
@@ -260,7 +259,7 @@ std::optional<ApeSetup> readApeSetup(ModelBuilder &mb, ApeMaps kind,
   for (auto [axis, p] : llvm::enumerate(positions))
     setup.maps.push_back(gatherAtPositions(mb, table, p, *size, axis * heads,
                                            tree ? 1 : heads, tree));
-  return setup.finishInputs(mb, B, L) ? std::optional(setup) : std::nullopt;
+  return setup.finishInputs(mb, x) ? std::optional(setup) : std::nullopt;
 }
 
 } // namespace dat

@@ -42,7 +42,7 @@ struct ApeSetup {
   }
 
   /// Reads the optional mediator and key mask; false after an error.
-  bool finishInputs(ModelBuilder &mb, int64_t B, int64_t L);
+  bool finishInputs(ModelBuilder &mb, mlir::Value x);
 };
 
 /// The positional module's setup for an attention of `heads` heads over

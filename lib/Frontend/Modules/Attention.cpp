@@ -88,8 +88,7 @@ AttentionResult emitAttention(ModelBuilder &mb, const AttentionParams &p,
   auto qt0 = cast<RankedTensorType>(query.getType());
   auto kt0 = cast<RankedTensorType>(key.getType());
   if (kt0.getRank() != 3 || qt0.getRank() != 3 ||
-      kt0.getDimSize(0) != qt0.getDimSize(0) ||
-      kt0.getDimSize(2) != qt0.getDimSize(2) ||
+      !mb.sameDim(key, 0, query, 0) || kt0.getDimSize(2) != qt0.getDimSize(2) ||
       key.getType() != value.getType()) {
     mb.error(mb.config.path + ": inputs: the attended sequence " +
              "(keys/values, e.g. the context) must have the queries' batch " +

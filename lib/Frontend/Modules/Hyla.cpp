@@ -79,8 +79,8 @@ static Value layerNormNoBias(ModelBuilder &mb, Value x, Value scale) {
   bindDims(ctx, b0, b1, b2, b3);
   AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
   AffineMap row = AffineMap::get(4, 0, {b0, b1, b2}, ctx);
-  SmallVector<int64_t> rowShape = {t.getDimSize(0), t.getDimSize(1),
-                                   t.getDimSize(2)};
+  SmallVector<OpFoldResult> rowShape = {mb.dimOf(x, 0), mb.dimOf(x, 1),
+                                        mb.dimOf(x, 2)};
   auto reduce = [&](bool squares) {
     Value zero =
         arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
@@ -106,7 +106,7 @@ static Value layerNormNoBias(ModelBuilder &mb, Value x, Value scale) {
   Value sum = reduce(false), sumSq = reduce(true);
   return linalg::GenericOp::create(
              mb.b, mb.loc, t, ValueRange{x, sum, sumSq, scale},
-             ValueRange{mb.emptyLike(t.getShape())},
+             ValueRange{mb.emptyLike(tensor::getMixedSizes(mb.b, mb.loc, x))},
              ArrayRef<AffineMap>{id, row, row, AffineMap::get(4, 0, {b3}, ctx),
                                  id},
              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
@@ -172,8 +172,9 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
              "mlp_linear)");
     return;
   }
+  // (Batch and length may be dynamic: sizes are taken from x.)
   auto xt = cast<RankedTensorType>(x.getType());
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1), E = xt.getDimSize(2);
+  int64_t E = xt.getDimSize(2);
   int64_t qk = qkFeatures.value_or(E), F = outFeatures.value_or(E);
   if (qk < 1 || *vFeatures < 1 || F < 1) {
     mb.error(mb.config.path + ": kwargs: qk_features, v_features and "
@@ -200,18 +201,22 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
     if (!bias)
       return;
     auto bt = cast<RankedTensorType>(bias.getType());
-    if (bt.getRank() != 4 || (bt.getDimSize(0) != 1 && bt.getDimSize(0) != B) ||
-        bt.getDimSize(1) != heads || bt.getDimSize(2) != L ||
-        bt.getDimSize(3) != L) {
-      mb.error(mb.config.path + ": inputs.attention_bias: expected [1 or B, " +
-               Twine(heads) + ", " + Twine(L) + ", " + Twine(L) + "]");
+    if ((bt.getDimSize(0) != 1 && !mb.sameDim(bias, 0, x, 0)) ||
+        bt.getDimSize(1) != heads || !mb.sameDim(bias, 2, x, 1) ||
+        !mb.sameDim(bias, 3, x, 1)) {
+      auto size = [&](int64_t d) { return mb.sizeText(x, d); };
+      mb.error(mb.config.path + ": inputs.attention_bias: expected [1 or " +
+               size(0) + ", " + Twine(heads) + ", " + size(1) + ", " + size(1) +
+               "]");
       return;
     }
   }
   if (mb.failed())
     return;
   float scale = 1.0f / std::sqrt(static_cast<float>(dq));
-  Value init = mb.emptyLike({B, heads, L, dv});
+  OpFoldResult B = mb.dimOf(x, 0), L = mb.dimOf(x, 1);
+  Value init =
+      mb.emptyLike({B, mb.b.getIndexAttr(heads), L, mb.b.getIndexAttr(dv)});
   Value o = mlir::dat::HyperAttentionOp::create(
       mb.b, mb.loc, init.getType(), q, k, v, bias, /*mask=*/Value(),
       /*query_offset=*/Value(), init, mb.b.getF32FloatAttr(scale),
@@ -222,7 +227,7 @@ void buildHylaAttentionModule(ModelBuilder &mb) {
   Value outBias = useBias ? mb.weight("out.bias", {F}) : Value();
   mb.output("y", denseFlax(mb, mb.mergeHeads(o), outKernel, outBias));
   if (mb.wantsOutput("attn_weights")) {
-    Value winit = mb.emptyLike({B, heads, L, L});
+    Value winit = mb.emptyLike({B, mb.b.getIndexAttr(heads), L, L});
     mb.output("attn_weights", mlir::dat::HyperAttentionWeightsOp::create(
                                   mb.b, mb.loc, winit.getType(), q, k, bias,
                                   Value(), winit, mb.b.getF32FloatAttr(scale),

@@ -184,7 +184,7 @@ void buildVisionDualAttnTransformer(ModelBuilder &mb);
 mlir::Value emitPositionalSymbols(ModelBuilder &mb, llvm::StringRef prefix,
                                   mlir::Value x);
 mlir::Value emitRelativeSymbols(ModelBuilder &mb, llvm::StringRef prefix,
-                                int64_t length);
+                                mlir::OpFoldResult length);
 /// The position-relative symbol table [2M+1, symbol_dim] itself: the models
 /// pass it to relational attention, which gathers the rows per pair.
 mlir::Value emitRelativeSymbolTable(ModelBuilder &mb, llvm::StringRef prefix);

@@ -95,18 +95,13 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   // retriever, [2M+1, d_model] (kept a table: the op gathers its band), or,
   // for this module on its own, as the reference's [L, L, d_model] input.
   bool table = p.relativeSymbols && st.getRank() == 2;
-  if (p.relativeSymbols && !table && !xt.hasStaticShape()) {
-    mb.error(mb.config.path +
-             ": inputs.symbols: position-relative symbols given whole "
-             "([L, L, d_model]) need a static batch and length; dynamic ones "
-             "take the retriever's table [2*max_rel_pos+1, d_model]");
-    return {};
-  }
   bool shapeOk =
       table ? st.getDimSize(1) == a.dModel && st.getDimSize(0) % 2 == 1
       : p.relativeSymbols
-          ? st.getRank() == 3 && st.getDimSize(0) == L &&
-                st.getDimSize(1) == keys && st.getDimSize(2) == a.dModel
+          ? st.getRank() == 3 && mb.sameDim(symbols, 0, x, 1) &&
+                (mb.decoding() ? st.getDimSize(1) == keys
+                               : mb.sameDim(symbols, 1, x, 1)) &&
+                st.getDimSize(2) == a.dModel
           : st.getRank() == 3 && mb.sameDim(symbols, 0, x, 0) &&
                 mb.sameDim(symbols, 1, x, 1) && st.getDimSize(2) == a.dModel;
   if (!shapeOk) {
@@ -121,7 +116,6 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   }
   float scale = 1.0f / std::sqrt(static_cast<float>(a.headDim));
   float relScale = 1.0f / std::sqrt(static_cast<float>(p.relProjDim));
-  int64_t B = xt.getDimSize(0);
   // (Batch and length may be dynamic: the input's own sizes.)
   OpFoldResult batch = mb.dimOf(x, 0), len = mb.dimOf(x, 1),
                nHeads = mb.b.getIndexAttr(a.nHeads);
@@ -176,18 +170,25 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
       return {};
     Value zero =
         arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
-    auto zeros = [&](ArrayRef<int64_t> shape) {
+    auto zeros = [&](ArrayRef<OpFoldResult> shape) {
       return linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(shape))
           .getResult(0);
     };
-    Value relPart = relationalAttention(zeros({B, H, keys, hd}), wr, hd,
-                                        /*perPair=*/false, /*relative=*/false);
+    auto size = [&](int64_t v) -> OpFoldResult { return mb.b.getIndexAttr(v); };
+    OpFoldResult keyCount = mb.decoding() ? size(keys) : len;
+    Value relPart =
+        relationalAttention(zeros({batch, size(H), keyCount, size(hd)}), wr, hd,
+                            /*perPair=*/false, /*relative=*/false);
     Value raw = tensor::ExpandShapeOp::create(
         mb.b, mb.loc,
-        RankedTensorType::get({L, keys, 1, D}, st.getElementType()), symbols,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-    Value attended = relationalAttention(raw, zeros({H, D, p.relations}), D,
-                                         /*perPair=*/true, /*relative=*/false);
+        RankedTensorType::get({st.getDimSize(0), st.getDimSize(1), 1, D},
+                              st.getElementType()),
+        symbols, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{mb.dimOf(symbols, 0), mb.dimOf(symbols, 1),
+                               size(1), size(D)});
+    Value attended =
+        relationalAttention(raw, zeros({size(H), size(D), size(p.relations)}),
+                            D, /*perPair=*/true, /*relative=*/false);
     // out[b,h,i,e] = relPart[b,h,i,e] (+ bias[h·hd+e]) + Σ_c attended[b,h,i,c]
     // · wv[h·hd+e, c]: the softmax's weights sum to 1, so the bias passes
     // through the weighted sum unchanged.

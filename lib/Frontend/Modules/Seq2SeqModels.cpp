@@ -15,6 +15,7 @@
 #include "Modules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -77,7 +78,9 @@ static Value embedSequence(ModelBuilder &mb, StringRef specKey,
     }
     x = mb.linear(in, embedder, d, true);
   }
-  int64_t L = it.getDimSize(1);
+  // A dynamic length: its largest size.
+  int64_t L = it.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(in, 1))
+                                 : it.getDimSize(1);
   if (L > maxLen) {
     mb.error(mb.config.path + ": inputs." + inputName + ": sequence length " +
              Twine(L) + " exceeds the block size " + Twine(maxLen));
@@ -88,10 +91,11 @@ static Value embedSequence(ModelBuilder &mb, StringRef specKey,
   if (mb.failed())
     return {};
   Value rows = tensor::ExtractSliceOp::create(
-      mb.b, mb.loc, RankedTensorType::get({L, d}, mb.b.getF32Type()), pe,
-      ValueRange{}, ValueRange{}, ValueRange{},
-      mb.b.getDenseI64ArrayAttr({0, 0}), mb.b.getDenseI64ArrayAttr({L, d}),
-      mb.b.getDenseI64ArrayAttr({1, 1}));
+      mb.b, mb.loc,
+      RankedTensorType::get({it.getDimSize(1), d}, mb.b.getF32Type()), pe,
+      ArrayRef<OpFoldResult>{mb.b.getIndexAttr(0), mb.b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{mb.dimOf(in, 1), mb.b.getIndexAttr(d)},
+      ArrayRef<OpFoldResult>{mb.b.getIndexAttr(1), mb.b.getIndexAttr(1)});
   float scale = std::sqrt(static_cast<float>(d));
   return addPositions(mb, x, rows, scale);
 }
@@ -143,19 +147,27 @@ static void seq2seqHead(ModelBuilder &mb, const Seq2SeqCommon &s, Value y) {
   if (mb.failed() || !y)
     return;
   auto yt = cast<RankedTensorType>(y.getType());
-  int64_t B = yt.getDimSize(0), L = yt.getDimSize(1);
   const TensorSpec *want = nullptr;
   for (const TensorSpec &out : mb.config.outputs)
     if (out.name == "logits")
       want = &out;
-  if (want && want->shape.size() == 3 && want->shape[1] == 1 && L > 1)
+  // (The target length may be dynamic: the last position of the call's.)
+  if (want && want->shape.size() == 3 && want->shape[1] == 1 &&
+      yt.getDimSize(1) != 1) {
+    Value last = arith::SubIOp::create(
+        mb.b, mb.loc,
+        getValueOrCreateConstantIndexOp(mb.b, mb.loc, mb.dimOf(y, 1)),
+        arith::ConstantIndexOp::create(mb.b, mb.loc, 1));
+    OpFoldResult one = mb.b.getIndexAttr(1), zero = mb.b.getIndexAttr(0);
     y = tensor::ExtractSliceOp::create(
         mb.b, mb.loc,
-        RankedTensorType::get({B, 1, s.dModel}, yt.getElementType()), y,
-        ValueRange{}, ValueRange{}, ValueRange{},
-        mb.b.getDenseI64ArrayAttr({0, L - 1, 0}),
-        mb.b.getDenseI64ArrayAttr({B, 1, s.dModel}),
-        mb.b.getDenseI64ArrayAttr({1, 1, 1}));
+        RankedTensorType::get({yt.getDimSize(0), 1, s.dModel},
+                              yt.getElementType()),
+        y, ArrayRef<OpFoldResult>{zero, last, zero},
+        ArrayRef<OpFoldResult>{mb.dimOf(y, 0), one,
+                               mb.b.getIndexAttr(s.dModel)},
+        ArrayRef<OpFoldResult>{one, one, one});
+  }
   mb.output("logits", mb.linear(y, "layers.final_out", s.outDim, true));
 }
 

@@ -13,6 +13,7 @@
 #include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -152,13 +153,8 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
                               "empty");
     return {};
   }
-  auto xt = cast<RankedTensorType>(x.getType());
-  if (!xt.hasStaticShape()) {
-    mb.error(mb.config.path + ": dynamic_dims: the rel_sym_attn symbol "
-                              "retriever is built for static shapes only");
-    return {};
-  }
-  int64_t B = xt.getDimSize(0), L = xt.getDimSize(1);
+  // (Batch and length may be dynamic: sizes are taken from x.)
+  OpFoldResult B = mb.dimOf(x, 0), L = mb.dimOf(x, 1);
   int64_t nb = offsets.size();
   Value q = mb.splitHeads(mb.linear(x, name("q_proj"), d, true), relHeads);
   Value k = mb.splitHeads(mb.linear(x, name("k_proj"), d, true), relHeads);
@@ -174,7 +170,11 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
   MLIRContext *ctx = mb.b.getContext();
   AffineExpr b, i, m, h, c;
   bindDims(ctx, b, i, m, h, c);
-  SmallVector<int64_t> rShape = {B, L, nb, relHeads};
+  SmallVector<OpFoldResult> rShape = {B, L, mb.b.getIndexAttr(nb),
+                                      mb.b.getIndexAttr(relHeads)};
+  Value last = arith::SubIOp::create(
+      mb.b, mb.loc, mlir::getValueOrCreateConstantIndexOp(mb.b, mb.loc, L),
+      arith::ConstantIndexOp::create(mb.b, mb.loc, 1));
   Value zero = arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
   Value rInit = linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(rShape))
                     .getResult(0);
@@ -195,8 +195,7 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
             Value j = arith::AddIOp::create(nb2, nl, ii, args[1]);
             j = arith::MaxSIOp::create(
                 nb2, nl, j, arith::ConstantIndexOp::create(nb2, nl, 0));
-            j = arith::MinSIOp::create(
-                nb2, nl, j, arith::ConstantIndexOp::create(nb2, nl, L - 1));
+            j = arith::MinSIOp::create(nb2, nl, j, last);
             Value kv = tensor::ExtractOp::create(nb2, nl, k,
                                                  ValueRange{bi, j, hi, ci});
             Value p = arith::MulFOp::create(nb2, nl, args[0], kv);
@@ -222,9 +221,7 @@ Value emitRelationalSymbolicAttentionFromKwargs(ModelBuilder &mb,
   }
   // z[b,i, m·Hr + h]: offset-major, head-minor.
   Value z = tensor::CollapseShapeOp::create(
-      mb.b, mb.loc,
-      RankedTensorType::get({B, L, nb * relHeads}, mb.b.getF32Type()), rel,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      mb.b, mb.loc, rel, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value projected = mb.linear(z, name("model_dim_proj"), d, true);
   return emitSymbolicAttention(mb, name("symbolic_attention."), projected, d,
                                symHeads, symbols, dropout, symScale);
@@ -282,7 +279,7 @@ Value emitRelativeSymbolTable(ModelBuilder &mb, StringRef prefix) {
                    {2 * maxRel + 1, dim});
 }
 
-Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
+Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, OpFoldResult L) {
   Value table = emitRelativeSymbolTable(mb, prefix);
   if (mb.failed())
     return {};
@@ -292,10 +289,9 @@ Value emitRelativeSymbols(ModelBuilder &mb, StringRef prefix, int64_t L) {
   int64_t dim = cast<RankedTensorType>(table.getType()).getDimSize(1);
   int64_t maxRel = (rows - 1) / 2;
   MLIRContext *ctx = mb.b.getContext();
-  SmallVector<int64_t> shape = {L, L, dim};
+  Value init = mb.emptyLike({L, L, mb.b.getIndexAttr(dim)});
   return linalg::GenericOp::create(
-             mb.b, mb.loc, RankedTensorType::get(shape, mb.b.getF32Type()),
-             ValueRange{}, ValueRange{mb.emptyLike(shape)},
+             mb.b, mb.loc, init.getType(), ValueRange{}, ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(3, ctx)},
              SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nl, ValueRange) {
@@ -321,9 +317,7 @@ void buildPositionRelativeSymbolRetrieverModule(ModelBuilder &mb) {
   Value x = mb.input("x", 3);
   if (mb.failed() || !x)
     return;
-  mb.output("symbols",
-            emitRelativeSymbols(
-                mb, "", cast<RankedTensorType>(x.getType()).getDimSize(1)));
+  mb.output("symbols", emitRelativeSymbols(mb, "", mb.dimOf(x, 1)));
 }
 
 bool checkSymbolRetrieval(ModelBuilder &mb, StringRef kind,

@@ -43,20 +43,27 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(
       AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext()));
-  Value like;
-  if (!resultType.hasStaticShape())
-    for (auto [input, map] : llvm::zip(inputs, inputMaps))
-      if (map.isIdentity() && map.getNumDims() == resultType.getRank()) {
-        like = input;
+  // A dynamic dimension of the result takes its size from an input that
+  // reads it directly (map result i is that dimension) where the input's
+  // own size is dynamic too (a static 1 there would be a broadcast).
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    Value size;
+    for (auto [input, map] : llvm::zip(inputs, inputMaps)) {
+      auto t = dyn_cast<RankedTensorType>(input.getType());
+      for (unsigned r = 0; t && !size && r < map.getNumResults(); ++r)
+        if (map.getResult(r) == b.getAffineDimExpr(d) && t.isDynamicDim(r))
+          size = tensor::DimOp::create(b, loc, input, r);
+      if (size)
         break;
-      }
-  assert((resultType.hasStaticShape() || like) &&
-         "a dynamic elementwise result needs an input read through the "
-         "identity");
-  Value init = like ? emptyTensorLike(b, loc, resultType, like)
-                    : tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                              resultType.getElementType())
-                          .getResult();
+    }
+    assert(size && "a dynamic elementwise result dimension that no input "
+                   "reads directly");
+    sizes.push_back(size);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, resultType, sizes);
   return linalg::GenericOp::create(
              b, loc, resultType, inputs, ValueRange{init}, maps,
              SmallVector<IteratorType>(resultType.getRank(), kPar),

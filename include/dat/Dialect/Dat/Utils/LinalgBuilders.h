@@ -69,8 +69,7 @@ Value emptyTensorLike(OpBuilder &b, Location loc, RankedTensorType type,
 
 /// body(inputs...) elementwise into a new tensor of `resultType`, each
 /// input read through its map in `inputMaps` (over the result's dims). Its
-/// dynamic dimensions are those of the first input read through the
-/// identity.
+/// dynamic dimensions are sized from an input that reads each directly.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                        ScalarBody body);
