@@ -219,7 +219,11 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
     only where the full tiles do not divide evenly among that many threads:
     15 tiles on two threads take 8 rounds either way, and the overlapped
     tile removes the partial one's round alone after them; 12 tiles would
-    take a 7th round instead of a short one.
+    take a 7th round instead of a short one. Over a dynamic length (where
+    the alternative is a last tile padded to the whole tile), such a loop
+    (one tile in its other dimensions, or a dynamic batch) is versioned: `scf.if (ub >= lb + step)` runs every tile full and
+    static, the last one overlapping, and otherwise (fewer rows than a
+    tile) the loop as it was.
   }];
   let options = [
     Option<"overlap", "overlap", "bool", "false",

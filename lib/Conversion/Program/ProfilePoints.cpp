@@ -33,8 +33,20 @@ static int64_t bytesOf(Type type) {
 /// Whether `op`, directly in a function body, is a unit of the program's
 /// work worth timing.
 static bool isWork(Operation *op) {
-  return isa<scf::ForallOp, linalg::LinalgOp>(op) ||
+  return isa<scf::ForallOp, scf::IfOp, linalg::LinalgOp>(op) ||
          isa<DatDialect>(op->getDialect());
+}
+
+/// The origin of a tile loop, or of the loops an `scf.if` chooses between
+/// (dat-peel-tile-loops versions a dynamic length's).
+static StringAttr originOf(Operation *op) {
+  if (auto origin = op->getAttrOfType<StringAttr>(kOriginAttr))
+    return origin;
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    for (Operation &inner : ifOp.thenBlock()->getOperations())
+      if (auto origin = inner.getAttrOfType<StringAttr>(kOriginAttr))
+        return origin;
+  return {};
 }
 
 namespace {
@@ -77,7 +89,7 @@ struct DatProfilePoints : public impl::DatProfilePointsBase<DatProfilePoints> {
               bytes += bytesOf(v.getType());
           }
           std::string name = op.getName().getStringRef().str();
-          if (auto origin = op.getAttrOfType<StringAttr>(kOriginAttr))
+          if (StringAttr origin = originOf(&op))
             name += " [" + origin.str() + "]";
           if (op.getNumResults()) {
             llvm::raw_string_ostream os(name);

@@ -136,6 +136,21 @@ if not ok:
     print("  reference: %s" % seq[0, 5:].tolist())
     failures.append("generate")
 
+# The same live module compiled once with dynamic batch and length: each
+# call does the work of its own shape (no padding to the maximum).
+md = dat.compile(lm, batch=2, dynamic=True)
+for b, t in ((2, 32), (1, 9), (3, 20)):
+    idx = torch.randint(0, 97, (b, t))
+    with torch.no_grad():
+        want = lm(idx)[0]
+    check("DualAttnTransformerLM dynamic batch %d length %d" % (b, t),
+          md(idx=idx), want)
+ok = torch.equal(md.generate(prompt, 8), seq)
+print("%s DualAttnTransformerLM dynamic generate 8 tokens" % (
+    "ok" if ok else "FAIL"))
+if not ok:
+    failures.append("dynamic generate")
+
 # A bfloat16 checkpoint: converted to the program's float32; the reference
 # is the float32 model with the bf16-rounded weights (its buffers, e.g.
 # RoPE's, stay float32 as dat computes them).

@@ -35,6 +35,7 @@
 #include "mlir/Dialect/SCF/Utils/AffineCanonicalizationUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::dat {
 #define GEN_PASS_DEF_DATPEELTILELOOPS
@@ -92,6 +93,90 @@ bool isAttentionTileLoop(scf::ForallOp forall) {
                             origin.getValue());
 }
 
+using TileInserts =
+    SmallVector<std::pair<tensor::ParallelInsertSliceOp, unsigned>>;
+
+/// The inserts of `forall`'s tiles, each with the position of its offset
+/// that is `iv`, where the outputs start undefined (so that a tile may
+/// compute into a buffer of its own) and are only sliced or inserted into,
+/// and each insert puts a whole tile at `iv`; failure otherwise.
+FailureOr<TileInserts> matchFreshTiles(scf::ForallOp forall, Value iv) {
+  Block *body = forall.getBody();
+  scf::InParallelOp terminator = forall.getTerminator();
+  for (Value out : forall.getOutputs())
+    if (!out.getDefiningOp<tensor::EmptyOp>())
+      return failure();
+  for (BlockArgument out : forall.getRegionIterArgs())
+    for (Operation *user : out.getUsers())
+      if (!isa<tensor::ExtractSliceOp>(user) &&
+          user->getParentOp() != terminator)
+        return failure();
+  auto otherInductionVar = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == body &&
+           arg.getArgNumber() < forall.getRank() && v != iv;
+  };
+  TileInserts inserts;
+  for (Operation &op : terminator.getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(&op);
+    if (!insert || !insert.hasUnitStride() ||
+        insert.getSourceType().getRank() != insert.getDestType().getRank())
+      return failure();
+    std::optional<unsigned> position;
+    for (auto [p, offset] : llvm::enumerate(insert.getMixedOffsets())) {
+      auto value = dyn_cast<Value>(offset);
+      if (!value || forall.isDefinedOutsideOfLoop(value) ||
+          otherInductionVar(value))
+        continue;
+      if (value != iv || position)
+        return failure();
+      position = p;
+    }
+    if (!position)
+      return failure();
+    inserts.emplace_back(insert, *position);
+  }
+  return inserts;
+}
+
+/// With the tiles computed at `start` (<= iv): each tile into a tensor of
+/// its own (the output is undefined there), and the inserts take the rows
+/// past the previous tile, iv - start of them skipped. Marks the loop.
+void insertRowsPastPreviousTile(RewriterBase &rewriter, scf::ForallOp forall,
+                                Value iv, Value start,
+                                const TileInserts &inserts) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = forall.getLoc();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  for (BlockArgument out : forall.getRegionIterArgs())
+    for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      if (!slice)
+        continue;
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getMixedSizes(), slice.getType().getElementType());
+    }
+  rewriter.setInsertionPoint(forall.getTerminator());
+  Value skipped = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(2, 0, {d0 - d1}, ctx),
+      ValueRange{iv, start});
+  for (auto [insert, position] : inserts) {
+    SmallVector<OpFoldResult> offsets(insert.getSourceType().getRank(),
+                                      rewriter.getIndexAttr(0));
+    offsets[position] = skipped;
+    SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+    Value rows = tensor::ExtractSliceOp::create(
+        rewriter, loc, insert.getSourceType(), insert.getSource(), offsets,
+        insert.getMixedSizes(), strides);
+    rewriter.modifyOpInPlace(insert,
+                             [&] { insert.getSourceMutable().assign(rows); });
+  }
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall->setAttr(kOverlappedLastTileAttr, rewriter.getUnitAttr());
+  });
+}
+
 } // namespace
 
 std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
@@ -139,52 +224,19 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
   if (threads > 0 && (ub - lb) / step % threads == 0)
     return failure();
 
-  // Checks first. The outputs start undefined (so a tile may compute into
-  // a buffer of its own) and are only sliced or inserted into; each insert
-  // puts a whole tile at the induction variable of `dim`.
   Block *body = forall.getBody();
   Value iv = forall.getInductionVar(*dim);
   scf::InParallelOp terminator = forall.getTerminator();
-  for (Value out : forall.getOutputs())
-    if (!out.getDefiningOp<tensor::EmptyOp>())
-      return failure();
-  for (BlockArgument out : forall.getRegionIterArgs())
-    for (Operation *user : out.getUsers())
-      if (!isa<tensor::ExtractSliceOp>(user) &&
-          user->getParentOp() != terminator)
-        return failure();
-  auto otherInductionVar = [&](Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == body &&
-           arg.getArgNumber() < forall.getRank() && v != iv;
-  };
-  SmallVector<std::pair<tensor::ParallelInsertSliceOp, unsigned>> inserts;
-  for (Operation &op : terminator.getYieldingOps()) {
-    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(&op);
-    if (!insert || !insert.hasUnitStride() ||
-        insert.getSourceType().getRank() != insert.getDestType().getRank())
-      return failure();
-    std::optional<unsigned> position;
-    for (auto [p, offset] : llvm::enumerate(insert.getMixedOffsets())) {
-      auto value = dyn_cast<Value>(offset);
-      if (!value || forall.isDefinedOutsideOfLoop(value) ||
-          otherInductionVar(value))
-        continue;
-      if (value != iv || position)
-        return failure();
-      position = p;
-    }
-    if (!position)
-      return failure();
-    inserts.emplace_back(insert, *position);
-  }
+  FailureOr<TileInserts> inserts = matchFreshTiles(forall, iv);
+  if (failed(inserts))
+    return failure();
 
   // start = min(iv, ub - step): every tile is full.
   MLIRContext *ctx = rewriter.getContext();
   Location loc = forall.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(body);
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
   Value start = affine::AffineMinOp::create(
       rewriter, loc,
       AffineMap::get(1, 0, {d0, getAffineConstantExpr(lastStart, ctx)}, ctx),
@@ -246,35 +298,7 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
     return use.getOwner() != start.getDefiningOp() && !inTerminator(use) &&
            !llvm::is_contained(minMax, use.getOwner());
   });
-  // Each tile into a tensor of its own (the output is undefined there).
-  for (BlockArgument out : forall.getRegionIterArgs())
-    for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
-      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
-      if (!slice)
-        continue;
-      rewriter.setInsertionPoint(slice);
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getMixedSizes(), slice.getType().getElementType());
-    }
-  // Inserted: the rows past the previous tile, iv - start of them skipped.
-  rewriter.setInsertionPoint(terminator);
-  Value skipped = affine::AffineApplyOp::create(
-      rewriter, loc, AffineMap::get(2, 0, {d0 - d1}, ctx),
-      ValueRange{iv, start});
-  for (auto [insert, position] : inserts) {
-    SmallVector<OpFoldResult> offsets(insert.getSourceType().getRank(),
-                                      rewriter.getIndexAttr(0));
-    offsets[position] = skipped;
-    SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
-    Value rows = tensor::ExtractSliceOp::create(
-        rewriter, loc, insert.getSourceType(), insert.getSource(), offsets,
-        insert.getMixedSizes(), strides);
-    rewriter.modifyOpInPlace(insert,
-                             [&] { insert.getSourceMutable().assign(rows); });
-  }
-  rewriter.modifyOpInPlace(forall, [&] {
-    forall->setAttr(kOverlappedLastTileAttr, rewriter.getUnitAttr());
-  });
+  insertRowsPastPreviousTile(rewriter, forall, iv, start, *inserts);
   return success();
 }
 
@@ -430,6 +454,103 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
   return added;
 }
 
+LogicalResult overlapDynamicLastTile(RewriterBase &rewriter,
+                                     scf::ForallOp forall) {
+  if (forall->hasAttr(kOverlappedLastTileAttr) || !isAttentionTileLoop(forall))
+    return failure();
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !steps)
+    return failure();
+  // One tile dimension over a dynamic bound; the others one tile each, or
+  // a dynamic batch. (Where they have several tiles, e.g. attention's
+  // heads, the partial tiles run side by side anyway: measured, overlapping
+  // them gained nothing.)
+  std::optional<unsigned> dim;
+  for (unsigned d = 0; d < forall.getRank(); ++d) {
+    std::optional<int64_t> ub =
+        getConstantIntValue(forall.getMixedUpperBound()[d]);
+    int64_t lb = (*lbs)[d], step = (*steps)[d];
+    if (ub && *ub - lb <= step)
+      continue;
+    if (!ub && step == 1)
+      continue;
+    if (ub || dim)
+      return failure();
+    dim = d;
+  }
+  if (!dim)
+    return failure();
+  Value iv = forall.getInductionVar(*dim);
+  FailureOr<TileInserts> inserts = matchFreshTiles(forall, iv);
+  if (failed(inserts))
+    return failure();
+  int64_t lb = (*lbs)[*dim], step = (*steps)[*dim];
+  auto ub = cast<Value>(forall.getMixedUpperBound()[*dim]);
+
+  // if (ub >= lb + step) { every tile full } else { the one partial tile }.
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  Value enough = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::sge, ub,
+      arith::ConstantIndexOp::create(rewriter, loc, lb + step));
+  auto ifOp = scf::IfOp::create(rewriter, loc, forall.getResultTypes(), enough,
+                                /*withElseRegion=*/true);
+  rewriter.replaceAllUsesWith(forall.getResults(), ifOp.getResults());
+  rewriter.moveOpBefore(forall, ifOp.thenBlock(), ifOp.thenBlock()->end());
+  rewriter.setInsertionPointToEnd(ifOp.thenBlock());
+  scf::YieldOp::create(rewriter, loc, forall.getResults());
+  rewriter.setInsertionPointToEnd(ifOp.elseBlock());
+  Operation *partial = rewriter.clone(*forall);
+  scf::YieldOp::create(rewriter, loc, partial->getResults());
+
+  // The full tiles start at min(iv, ub - step).
+  Block *body = forall.getBody();
+  scf::InParallelOp terminator = forall.getTerminator();
+  rewriter.setInsertionPointToStart(body);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+  Value start = affine::AffineMinOp::create(
+      rewriter, loc, AffineMap::get(1, 1, {d0, s0 - step}, ctx),
+      ValueRange{iv, ub});
+  Value stepValue = arith::ConstantIndexOp::create(rewriter, loc, step);
+  auto inTerminator = [&](OpOperand &use) {
+    return terminator->isProperAncestor(use.getOwner());
+  };
+  // Tile sizes (affine.min/max of the induction variable and values from
+  // outside): of a tile at `start`, so the step where they are min(step,
+  // ub - iv). The inserts keep the original ones.
+  SmallVector<Operation *> minMax;
+  body->walk([&](Operation *op) {
+    if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op) &&
+        op != start.getDefiningOp() &&
+        llvm::is_contained(op->getOperands(), iv) &&
+        llvm::all_of(op->getOperands(), [&](Value v) {
+          return v == iv || forall.isDefinedOutsideOfLoop(v);
+        }))
+      minMax.push_back(op);
+  });
+  for (Operation *op : minMax) {
+    rewriter.setInsertionPointAfter(stepValue.getDefiningOp());
+    IRMapping mapping;
+    mapping.map(iv, start);
+    Operation *atStart = rewriter.clone(*op, mapping);
+    rewriter.replaceUsesWithIf(
+        op->getResult(0), atStart->getResult(0),
+        [&](OpOperand &use) { return !inTerminator(use); });
+    (void)scf::rewritePeeledMinMaxOp(rewriter, atStart, start, ub, stepValue,
+                                     /*insideLoop=*/true);
+  }
+  rewriter.replaceUsesWithIf(iv, start, [&](OpOperand &use) {
+    return use.getOwner() != start.getDefiningOp() && !inTerminator(use) &&
+           !llvm::is_contained(minMax, use.getOwner());
+  });
+  insertRowsPastPreviousTile(rewriter, forall, iv, start, *inserts);
+  return success();
+}
+
 namespace {
 struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
   using Base::Base;
@@ -446,8 +567,11 @@ struct PeelTileLoopsPass final : impl::DatPeelTileLoopsBase<PeelTileLoopsPass> {
     for (scf::ForallOp loop : loops) {
       if (overlap && succeeded(overlapLastTile(rewriter, loop, threads)))
         continue;
-      if (failed(peelPartialTiles(rewriter, loop)))
-        (void)peelDynamicTiles(rewriter, loop);
+      if (succeeded(peelPartialTiles(rewriter, loop)))
+        continue;
+      if (overlap && succeeded(overlapDynamicLastTile(rewriter, loop)))
+        continue;
+      (void)peelDynamicTiles(rewriter, loop);
     }
   }
 };

@@ -237,3 +237,68 @@ func.func @dynamic_rows(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   } {dat.origin = "rows"}
   return %r : tensor<?x64xf32>
 }
+
+// -----
+
+// An attention tile loop over a dynamic number of rows, with overlap: where
+// there is a whole tile (n >= 64), every tile is full and static, the last
+// starting at n - 64 (min(i, n - 64)) and inserting its rows past the tile
+// before it; else the loop as it was (its one partial tile). (Without the
+// option: peeled, as @dynamic_rows.)
+// OVERLAPC-LABEL: func.func @dynamic_overlapped
+// OVERLAPC: %[[N:.+]] = tensor.dim %arg0, %c1
+// OVERLAPC: %[[ENOUGH:.+]] = arith.cmpi sge, %[[N]], %c64
+// OVERLAPC: scf.if %[[ENOUGH]]
+// OVERLAPC: scf.forall (%[[I:.+]]) = (0) to (%[[N]]) step (64)
+// OVERLAPC-DAG: %[[START:.+]] = affine.min #{{.+}}(%[[I]])[%[[N]]]
+// OVERLAPC-DAG: %[[ROWS:.+]] = affine.min #{{.+}}(%[[I]])[%[[N]]]
+// OVERLAPC: tensor.extract_slice %arg0[0, %[[START]], 0] [1, 64, 64]
+// OVERLAPC: %[[E:.+]] = linalg.exp {{.*}} -> tensor<1x64x64xf32>
+// OVERLAPC: %[[SKIP:.+]] = affine.apply #{{.+}}(%[[I]], %[[START]])
+// OVERLAPC: %[[PAST:.+]] = tensor.extract_slice %[[E]][0, %[[SKIP]], 0] [1, %[[ROWS]], 64]
+// OVERLAPC: tensor.parallel_insert_slice %[[PAST]] into %{{.+}}[0, %[[I]], 0] [1, %[[ROWS]], 64]
+// OVERLAPC: dat.origin = "dat.attention", dat.overlapped_last_tile
+// OVERLAPC: } else {
+// OVERLAPC: scf.forall (%{{.+}}) = (0) to (%[[N]]) step (64)
+// OVERLAPC: tensor.extract_slice %arg0{{.+}} to tensor<1x?x64xf32>
+// OVERLAPC: {dat.origin = "dat.attention"}
+// CHECK-LABEL: func.func @dynamic_overlapped
+// CHECK: dat.rest_of_split
+func.func @dynamic_overlapped(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<1x?x64xf32>
+  %e = tensor.empty(%n) : tensor<1x?x64xf32>
+  %r = scf.forall (%i) = (0) to (%n) step (64) shared_outs(%o = %e) -> (tensor<1x?x64xf32>) {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %s = tensor.extract_slice %x[0, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<1x?x64xf32> to tensor<1x?x64xf32>
+    %d = tensor.extract_slice %o[0, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<1x?x64xf32> to tensor<1x?x64xf32>
+    %t = linalg.exp ins(%s : tensor<1x?x64xf32>) outs(%d : tensor<1x?x64xf32>) -> tensor<1x?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[0, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<1x?x64xf32> into tensor<1x?x64xf32>
+    }
+  } {dat.origin = "dat.attention"}
+  return %r : tensor<1x?x64xf32>
+}
+
+// -----
+
+// Several tiles besides the dynamic dimension (heads): their partial tiles
+// run side by side, so the loop is peeled, not versioned.
+// OVERLAP-LABEL: func.func @dynamic_heads_peeled
+// OVERLAP-NOT: scf.if
+// OVERLAP: dat.rest_of_split
+func.func @dynamic_heads_peeled(%x: tensor<4x?x64xf32>) -> tensor<4x?x64xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<4x?x64xf32>
+  %e = tensor.empty(%n) : tensor<4x?x64xf32>
+  %r = scf.forall (%h, %i) = (0, 0) to (4, %n) step (1, 64) shared_outs(%o = %e) -> (tensor<4x?x64xf32>) {
+    %m = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 64)>(%i)[%n]
+    %s = tensor.extract_slice %x[%h, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<4x?x64xf32> to tensor<1x?x64xf32>
+    %d = tensor.extract_slice %o[%h, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<4x?x64xf32> to tensor<1x?x64xf32>
+    %t = linalg.exp ins(%s : tensor<1x?x64xf32>) outs(%d : tensor<1x?x64xf32>) -> tensor<1x?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%h, %i, 0] [1, %m, 64] [1, 1, 1] : tensor<1x?x64xf32> into tensor<4x?x64xf32>
+    }
+  } {dat.origin = "dat.attention"}
+  return %r : tensor<4x?x64xf32>
+}

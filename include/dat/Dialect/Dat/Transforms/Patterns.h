@@ -163,6 +163,16 @@ std::optional<ConstantBounds> constantBounds(scf::ForallOp forall);
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
                               int64_t threads = 0);
 
+/// The same for a tile loop over a dynamic bound (a dynamic length), as
+/// `scf.if (ub >= lb + step)`: then every tile full (sizes folded to the
+/// step, the last tile overlapping the one before it), else the loop as it
+/// was (its one partial tile, for dat-pad-dynamic-tiles). Fails, changing
+/// nothing, where the loop is not an attention-family tile loop with fresh
+/// outputs, one such dimension and, besides it, one tile per dimension (or
+/// a dynamic batch).
+LogicalResult overlapDynamicLastTile(RewriterBase &rewriter,
+                                     scf::ForallOp forall);
+
 /// Lets `op`, inside a loop, read inputs that transposes in its block made
 /// through permuted indexing maps instead (no per-iteration copy).
 void foldTransposedInputs(RewriterBase &rewriter, linalg::GenericOp op);
