@@ -252,10 +252,15 @@ def DatPadDynamicTiles : Pass<"dat-pad-dynamic-tiles"> {
     body shows the padded element reaches the reduction as itself
     (`out ⊕ in`) or in a product (`out + a·b`); otherwise the padded op's
     body keeps its accumulators at the padded positions (a `select` on
-    `linalg.index`).
+    `linalg.index`). A projection's last row tile (`dat.origin =
+    "projection"`, `dat.rest_of_split`) is first computed in blocks of 8
+    rows, an `scf.for` of static blocks and the last block, so that only
+    the last (at most 7 rows) is padded.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::linalg::LinalgDialect"];
 }
 

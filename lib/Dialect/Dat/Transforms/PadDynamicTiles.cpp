@@ -16,6 +16,10 @@
 // itself (or a product of two), the padded op's body keeps its
 // accumulators at padded positions (a select on the reduced indices).
 //
+// A projection's last row tile is first split into blocks of a register
+// tile's rows: the full blocks are static as they are, and only the last
+// one is padded (at 8 rows left, 8 rows computed rather than 64).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dat/Dialect/Dat/IR/DatDialect.h"
@@ -23,12 +27,16 @@
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 namespace mlir::dat {
@@ -253,6 +261,101 @@ FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
   return padded;
 }
 
+/// Register tiles' rows: the blocks a projection's last row tile is split
+/// into.
+static constexpr int64_t kRowBlock = 8;
+
+LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
+                             int64_t rows) {
+  // The tile's result: one insert of a generic computed in the tile, with
+  // one destination.
+  auto yielding = loop.getTerminator().getYieldingOps();
+  if (!llvm::hasSingleElement(yielding))
+    return failure();
+  auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(&*yielding.begin());
+  auto consumer =
+      insert ? insert.getSource().getDefiningOp<linalg::GenericOp>() : nullptr;
+  if (!consumer || consumer->getBlock() != loop.getBody() ||
+      consumer.getNumDpsInits() != 1 || consumer->getNumResults() != 1)
+    return failure();
+  // Its one dynamic loop dimension, parallel: the rows.
+  SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
+  std::optional<unsigned> dim;
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(range))
+      continue;
+    if (dim ||
+        consumer.getIteratorTypesArray()[d] != utils::IteratorType::parallel)
+      return failure();
+    dim = d;
+  }
+  if (!dim)
+    return failure();
+
+  // for j = 0 to n floordiv rows * rows step rows: the block of `rows` rows
+  // at j (static), written into the destination; then the rest, n - full.
+  Location loc = consumer.getLoc();
+  auto tiling = cast<TilingInterface>(consumer.getOperation());
+  rewriter.setInsertionPoint(consumer);
+  SmallVector<Range> domain = tiling.getIterationDomain(rewriter);
+  OpFoldResult n = domain[*dim].size;
+  AffineExpr s0 = rewriter.getAffineSymbolExpr(0),
+             s1 = rewriter.getAffineSymbolExpr(1);
+  OpFoldResult full = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, s0.floorDiv(rows) * rows, {n});
+  // The block at `offset` of `size` rows, computed on its slice of `dest`
+  // (which holds the destination's values there) and inserted into it.
+  auto block = [&](OpBuilder &b, OpFoldResult offset, OpFoldResult size,
+                   Value dest) -> FailureOr<Value> {
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (const Range &r : domain) {
+      offsets.push_back(r.offset);
+      sizes.push_back(r.size);
+    }
+    offsets[*dim] = offset;
+    sizes[*dim] = size;
+    SmallVector<OpFoldResult> at, extent;
+    if (failed(tiling.getResultTilePosition(b, 0, offsets, sizes, at, extent)))
+      return failure();
+    SmallVector<OpFoldResult> strides(at.size(), b.getIndexAttr(1));
+    Value into =
+        tensor::ExtractSliceOp::create(b, loc, dest, at, extent, strides);
+    FailureOr<TilingResult> tiled =
+        tiling.getTiledImplementation(b, offsets, sizes);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return failure();
+    auto op = cast<DestinationStyleOpInterface>(tiled->tiledOps.front());
+    op.getDpsInitsMutable()[0].assign(into);
+    return tensor::InsertSliceOp::create(b, loc, op->getResult(0), dest, at,
+                                         extent, strides)
+        .getResult();
+  };
+  Value init = consumer.getDpsInits()[0];
+  bool ok = true;
+  auto blocks = scf::ForOp::create(
+      rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
+      getValueOrCreateConstantIndexOp(rewriter, loc, full),
+      arith::ConstantIndexOp::create(rewriter, loc, rows), ValueRange{init},
+      [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+        FailureOr<Value> next = block(b, j, b.getIndexAttr(rows), acc[0]);
+        ok = succeeded(next);
+        scf::YieldOp::create(b, l, ok ? *next : acc[0]);
+      });
+  FailureOr<Value> result = failure();
+  if (ok)
+    result = block(rewriter, full,
+                   affine::makeComposedFoldedAffineApply(rewriter, loc, s0 - s1,
+                                                         {n, full}),
+                   blocks.getResult(0));
+  if (failed(result)) {
+    // (Nothing of the original was changed: drop what was built.)
+    rewriter.eraseOp(blocks);
+    return failure();
+  }
+  rewriter.replaceOp(consumer, *result);
+  return success();
+}
+
 namespace {
 struct PadDynamicTilesPass final
     : impl::DatPadDynamicTilesBase<PadDynamicTilesPass> {
@@ -261,11 +364,29 @@ struct PadDynamicTilesPass final
     SmallVector<linalg::LinalgOp> ops;
     // Only functions over dynamic lengths: a static function's dynamic
     // tiles (a decode step's key loop up to its position) stay as they were.
+    auto hasDynamicArgument = [](FunctionOpInterface fn) {
+      return llvm::any_of(fn.getArgumentTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return shaped && !shaped.hasStaticShape();
+      });
+    };
+    // Projections' last row tiles.
+    SmallVector<scf::ForallOp> restRows;
     getOperation()->walk([&](FunctionOpInterface fn) {
-      if (llvm::none_of(fn.getArgumentTypes(), [](Type t) {
-            auto shaped = dyn_cast<ShapedType>(t);
-            return shaped && !shaped.hasStaticShape();
-          }))
+      if (!hasDynamicArgument(fn))
+        return;
+      fn.walk([&](scf::ForallOp loop) {
+        auto origin = loop->getAttrOfType<StringAttr>(kOriginAttr);
+        if (origin && origin.getValue() == "projection" &&
+            loop->hasAttr(kRestOfSplitAttr))
+          restRows.push_back(loop);
+      });
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForallOp loop : restRows)
+      (void)splitRowBlocks(rewriter, loop, kRowBlock);
+    getOperation()->walk([&](FunctionOpInterface fn) {
+      if (!hasDynamicArgument(fn))
         return;
       // (Generics and transposes; copies and fills stay loops.)
       fn.walk([&](linalg::LinalgOp op) {
@@ -273,7 +394,6 @@ struct PadDynamicTilesPass final
           ops.push_back(op);
       });
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops)
       (void)padDynamicTile(rewriter, op);
   }

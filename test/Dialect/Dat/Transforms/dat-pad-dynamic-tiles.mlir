@@ -159,3 +159,44 @@ func.func @elementwise(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
   }
   return %r : tensor<?x16xf32>
 }
+
+// -----
+
+// A projection's last row tile over a dynamic length (fewer than 64 rows):
+// computed in blocks of 8 rows, the full blocks as they are (static), only
+// the last one padded, to 8 rows rather than 64.
+// CHECK-LABEL: func.func @projection_rest_rows
+// CHECK: scf.forall
+// CHECK: %[[FULL:.+]] = affine.apply
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %[[FULL]] step %c8
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<8x32xf32>, tensor<32x16xf32>) outs(%{{.+}} : tensor<8x16xf32>)
+// CHECK: tensor.pad
+// CHECK: : tensor<?x32xf32> to tensor<7x32xf32>
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<7x32xf32>, tensor<32x16xf32>) outs(%{{.+}} : tensor<7x16xf32>)
+// CHECK: dat.origin = "projection", dat.rest_of_split
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @projection_rest_rows(%x: tensor<?x32xf32>, %w: tensor<32x16xf32>, %full: index) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %r = scf.forall (%i) = (%full) to (%n) step (64) shared_outs(%o = %e) -> (tensor<?x16xf32>) {
+    %m = affine.min affine_map<(d0)[s0] -> (s0 - d0, 63)>(%i)[%n]
+    %xs = tensor.extract_slice %x[%i, 0] [%m, 32] [1, 1] : tensor<?x32xf32> to tensor<?x32xf32>
+    %os = tensor.extract_slice %o[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%os : tensor<?x16xf32>) -> tensor<?x16xf32>
+    %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%xs, %w : tensor<?x32xf32>, tensor<32x16xf32>) outs(%f : tensor<?x16xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %p = arith.mulf %in, %in2 : f32
+      %s = arith.addf %out, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<?x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%i, 0] [%m, 16] [1, 1] : tensor<?x16xf32> into tensor<?x16xf32>
+    }
+  } {dat.origin = "projection", dat.rest_of_split}
+  return %r : tensor<?x16xf32>
+}

@@ -145,6 +145,14 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
 FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
                                            linalg::LinalgOp op);
 
+/// In `loop`, a tile loop whose one insert is a generic over a dynamic
+/// number of rows (a projection's last row tile over a dynamic length):
+/// the generic computed in blocks of `rows` rows (an scf.for of static
+/// blocks), then the last, so that only it has a dynamic size. Fails,
+/// changing nothing, otherwise.
+LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
+                             int64_t rows);
+
 /// `forall`'s lower bounds, upper bounds and steps, where all are constants.
 struct ConstantBounds {
   SmallVector<int64_t> lbs, ubs, steps;
