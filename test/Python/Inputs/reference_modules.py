@@ -116,13 +116,20 @@ kw = dict(vocab_size=97, d_model=64, n_layers=2, n_heads_sa=2, n_heads_ra=2,
           dff=128, dropout_rate=0.0, activation="swiglu", norm_first=True,
           max_block_size=32, pos_enc_type="RoPE")
 lm = randomize(DualAttnTransformerLM_HFHub(**kw))
+
+
+def check_lm(m, label):
+    """The compiled LM's logits at three batch sizes and lengths."""
+    for b, t in ((2, 32), (1, 9), (3, 20)):
+        idx = torch.randint(0, 97, (b, t))
+        with torch.no_grad():
+            want = lm(idx)[0]
+        check("DualAttnTransformerLM %s batch %d length %d" % (label, b, t),
+              m(idx=idx), want)
+
+
 m = dat.compile(lm, batch=2)
-for b, t in ((2, 32), (1, 9), (3, 20)):
-    idx = torch.randint(0, 97, (b, t))
-    with torch.no_grad():
-        want = lm(idx)[0]
-    check("DualAttnTransformerLM logits batch %d length %d" % (b, t),
-          m(idx=idx), want)
+check_lm(m, "logits")
 prompt = torch.randint(0, 97, (2, 5))
 got = m.generate(prompt, 8)
 with torch.no_grad():
@@ -139,12 +146,7 @@ if not ok:
 # The same live module compiled once with dynamic batch and length: each
 # call does the work of its own shape (no padding to the maximum).
 md = dat.compile(lm, batch=2, dynamic=True)
-for b, t in ((2, 32), (1, 9), (3, 20)):
-    idx = torch.randint(0, 97, (b, t))
-    with torch.no_grad():
-        want = lm(idx)[0]
-    check("DualAttnTransformerLM dynamic batch %d length %d" % (b, t),
-          md(idx=idx), want)
+check_lm(md, "dynamic")
 ok = torch.equal(md.generate(prompt, 8), seq)
 print("%s DualAttnTransformerLM dynamic generate 8 tokens" % (
     "ok" if ok else "FAIL"))

@@ -369,14 +369,25 @@ static scf::ForallOp withBounds(RewriterBase &rewriter, scf::ForallOp loop,
   return rebuilt;
 }
 
-FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
-                                    scf::ForallOp forall) {
+/// `forall`'s lower bounds and steps, where all are constants (its upper
+/// bounds may be dynamic).
+static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+constantStarts(scf::ForallOp forall) {
   std::optional<SmallVector<int64_t>> lbs =
       getConstantIntValues(forall.getMixedLowerBound());
   std::optional<SmallVector<int64_t>> steps =
       getConstantIntValues(forall.getMixedStep());
   if (!lbs || !steps)
+    return std::nullopt;
+  return std::make_pair(*lbs, *steps);
+}
+
+FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
+                                    scf::ForallOp forall) {
+  auto starts = constantStarts(forall);
+  if (!starts)
     return failure();
+  auto [lbs, steps] = *starts;
   MLIRContext *ctx = rewriter.getContext();
   Location loc = forall.getLoc();
   // (Read before the splits: each one replaces `forall`.)
@@ -389,7 +400,7 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
   int64_t added = 0;
   for (unsigned d = 0; d < rank; ++d) {
     auto ub = dyn_cast<Value>(ubs[d]);
-    int64_t lb = (*lbs)[d], step = (*steps)[d];
+    int64_t lb = lbs[d], step = steps[d];
     if (!ub || step <= 1)
       continue;
     ubOf[d] = ub;
@@ -446,7 +457,7 @@ FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
       if (minMax.empty())
         continue;
       rewriter.setInsertionPointToStart(loop.getBody());
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, (*steps)[d]);
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, steps[d]);
       for (Operation *op : minMax)
         (void)scf::rewritePeeledMinMaxOp(rewriter, op, iv, ubOf[d], step,
                                          inside);
@@ -458,12 +469,10 @@ LogicalResult overlapDynamicLastTile(RewriterBase &rewriter,
                                      scf::ForallOp forall) {
   if (forall->hasAttr(kOverlappedLastTileAttr) || !isAttentionTileLoop(forall))
     return failure();
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !steps)
+  auto starts = constantStarts(forall);
+  if (!starts)
     return failure();
+  auto [lbs, steps] = *starts;
   // One tile dimension over a dynamic bound; the others one tile each, or
   // a dynamic batch. (Where they have several tiles, e.g. attention's
   // heads, the partial tiles run side by side anyway: measured, overlapping
@@ -472,7 +481,7 @@ LogicalResult overlapDynamicLastTile(RewriterBase &rewriter,
   for (unsigned d = 0; d < forall.getRank(); ++d) {
     std::optional<int64_t> ub =
         getConstantIntValue(forall.getMixedUpperBound()[d]);
-    int64_t lb = (*lbs)[d], step = (*steps)[d];
+    int64_t lb = lbs[d], step = steps[d];
     if (ub && *ub - lb <= step)
       continue;
     if (!ub && step == 1)
@@ -487,7 +496,7 @@ LogicalResult overlapDynamicLastTile(RewriterBase &rewriter,
   FailureOr<TileInserts> inserts = matchFreshTiles(forall, iv);
   if (failed(inserts))
     return failure();
-  int64_t lb = (*lbs)[*dim], step = (*steps)[*dim];
+  int64_t lb = lbs[*dim], step = steps[*dim];
   auto ub = cast<Value>(forall.getMixedUpperBound()[*dim]);
 
   // if (ub >= lb + step) { every tile full } else { the one partial tile }.
