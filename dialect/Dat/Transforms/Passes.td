@@ -255,7 +255,10 @@ def DatPadDynamicTiles : Pass<"dat-pad-dynamic-tiles"> {
     `linalg.index`). A projection's last row tile (`dat.origin =
     "projection"`, `dat.rest_of_split`) is first computed in blocks of 8
     rows, an `scf.for` of static blocks and the last block, so that only
-    the last (at most 7 rows) is padded.
+    the last (at most 7 rows) is padded; likewise a key loop's last block
+    (the block from scf-for-loop-peeling's split to the length, of size
+    length - j) is computed in blocks of 16 keys, only the last (at most 15)
+    padded.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",

@@ -32,12 +32,14 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dat {
 #define GEN_PASS_DEF_DATPADDYNAMICTILES
@@ -356,6 +358,50 @@ LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
   return success();
 }
 
+/// Keys of the blocks a key loop's last block is split into.
+static constexpr int64_t kKeyBlock = 16;
+
+LogicalResult splitLastKeyBlock(RewriterBase &rewriter, scf::ForOp loop,
+                                int64_t keys) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  Value iv = loop.getInductionVar(), ub = loop.getUpperBound();
+  if (!step || *step <= keys || *step % keys ||
+      getConstantIntValue(loop.getUpperBound()) ||
+      getConstantIntValue(loop.getLowerBound()))
+    return failure();
+  // Its block's size, ub - iv, the only use of ub in the body.
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+  AffineMap rest = AffineMap::get(1, 1, s0 - d0);
+  SmallVector<affine::AffineApplyOp> sizes;
+  for (OpOperand &use : ub.getUses()) {
+    if (!loop.getBody()->getParentOp()->isProperAncestor(use.getOwner()))
+      continue;
+    auto apply = dyn_cast<affine::AffineApplyOp>(use.getOwner());
+    if (!apply || apply.getAffineMap() != rest ||
+        apply.getMapOperands()[0] != iv)
+      return failure();
+    sizes.push_back(apply);
+  }
+  if (sizes.empty())
+    return failure();
+  // Blocks of `keys`: min(keys, ub - iv), the full ones peeled off.
+  rewriter.setInsertionPoint(loop);
+  Value newStep = arith::ConstantIndexOp::create(rewriter, loop.getLoc(), keys);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value size = affine::AffineMinOp::create(
+      rewriter, loop.getLoc(),
+      AffineMap::get(1, 1, {getAffineConstantExpr(keys, ctx), s0 - d0}, ctx),
+      ValueRange{iv, ub});
+  for (affine::AffineApplyOp apply : sizes)
+    rewriter.replaceOp(apply, size);
+  rewriter.modifyOpInPlace(loop,
+                           [&] { loop.getStepMutable().assign(newStep); });
+  scf::ForOp last;
+  (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, last);
+  return success();
+}
+
 namespace {
 struct PadDynamicTilesPass final
     : impl::DatPadDynamicTilesBase<PadDynamicTilesPass> {
@@ -370,8 +416,9 @@ struct PadDynamicTilesPass final
         return shaped && !shaped.hasStaticShape();
       });
     };
-    // Projections' last row tiles.
+    // Projections' last row tiles, key loops' last blocks.
     SmallVector<scf::ForallOp> restRows;
+    SmallVector<scf::ForOp> keyLoops;
     getOperation()->walk([&](FunctionOpInterface fn) {
       if (!hasDynamicArgument(fn))
         return;
@@ -381,10 +428,25 @@ struct PadDynamicTilesPass final
             loop->hasAttr(kRestOfSplitAttr))
           restRows.push_back(loop);
       });
+      fn.walk([&](scf::ForOp loop) { keyLoops.push_back(loop); });
     });
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp loop : restRows)
       (void)splitRowBlocks(rewriter, loop, kRowBlock);
+    bool split = false;
+    for (scf::ForOp loop : keyLoops)
+      split |= succeeded(splitLastKeyBlock(rewriter, loop, kKeyBlock));
+    // The full blocks' sizes folded to constants (and their types static)
+    // before the dynamic ones are padded.
+    if (split) {
+      MLIRContext *ctx = &getContext();
+      RewritePatternSet patterns(ctx);
+      for (Dialect *dialect : ctx->getLoadedDialects())
+        dialect->getCanonicalizationPatterns(patterns);
+      for (RegisteredOperationName op : ctx->getRegisteredOperations())
+        op.getCanonicalizationPatterns(patterns, ctx);
+      (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    }
     getOperation()->walk([&](FunctionOpInterface fn) {
       if (!hasDynamicArgument(fn))
         return;

@@ -200,3 +200,35 @@ func.func @projection_rest_rows(%x: tensor<?x32xf32>, %w: tensor<32x16xf32>, %fu
   } {dat.origin = "projection", dat.rest_of_split}
   return %r : tensor<?x16xf32>
 }
+
+// -----
+
+// A key loop's last block over a dynamic length (what scf-for-loop-peeling
+// leaves of a loop in blocks of 64: the block from the split to n, of size
+// n - j): computed in blocks of 16 keys, the full ones static, only the
+// last padded (to 15 keys rather than 63).
+// CHECK-LABEL: func.func @last_key_block
+// CHECK: %[[MID:.+]] = affine.apply
+// CHECK: scf.for %{{.+}} = %arg2 to %[[MID]] step %c16
+// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<8x16xf32>)
+// CHECK: scf.for %{{.+}} = %[[MID]] to %{{.+}} step %c16
+// CHECK: tensor<8x15xf32>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @last_key_block(%s: tensor<8x?xf32>, %init: tensor<8xf32>, %split: index) -> tensor<8xf32> {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = tensor.dim %s, %c1 : tensor<8x?xf32>
+  %r = scf.for %j = %split to %n step %c64 iter_args(%acc = %init) -> tensor<8xf32> {
+    %m = affine.apply affine_map<(d0)[s0] -> (s0 - d0)>(%j)[%n]
+    %blk = tensor.extract_slice %s[0, %j] [8, %m] [1, 1] : tensor<8x?xf32> to tensor<8x?xf32>
+    %max = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+        ins(%blk : tensor<8x?xf32>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.maximumf %in, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<8xf32>
+    scf.yield %max : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -153,6 +153,15 @@ FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
 LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
                              int64_t rows);
 
+/// Where `loop` runs from a dynamic split to a dynamic length in steps of a
+/// multiple of `keys` and its body uses the length only for its block's
+/// size, length - iv (a key loop's last block, as scf-for-loop-peeling
+/// leaves it): steps of `keys` with sizes min(keys, length - iv), the full
+/// blocks peeled off (static once canonicalized). Fails, changing nothing,
+/// otherwise.
+LogicalResult splitLastKeyBlock(RewriterBase &rewriter, scf::ForOp loop,
+                                int64_t keys);
+
 /// `forall`'s lower bounds, upper bounds and steps, where all are constants.
 struct ConstantBounds {
   SmallVector<int64_t> lbs, ubs, steps;
