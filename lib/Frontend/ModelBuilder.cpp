@@ -436,6 +436,12 @@ std::string ModelBuilder::sizeText(Value v, int64_t d) {
   return t.isDynamicDim(d) ? dimName(v, d) : std::to_string(t.getDimSize(d));
 }
 
+int64_t ModelBuilder::largestSize(Value v, int64_t d) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.isDynamicDim(d) ? config.dynamicDimMax(dimName(v, d))
+                           : t.getDimSize(d);
+}
+
 bool ModelBuilder::sameDim(Value a, int64_t da, Value c, int64_t dc) {
   auto ta = cast<RankedTensorType>(a.getType());
   auto tc = cast<RankedTensorType>(c.getType());

@@ -199,6 +199,8 @@ public:
   std::string dimName(mlir::Value v, int64_t d);
   /// Dimension `d` of `v` for a diagnostic: its size, or its name.
   std::string sizeText(mlir::Value v, int64_t d);
+  /// Dimension `d` of `v`: its size, or a dynamic one's largest.
+  int64_t largestSize(mlir::Value v, int64_t d);
   /// Whether dimension `da` of `a` and `dc` of `c` have one size: equal
   /// static sizes, or dynamic dimensions of one name (which the program
   /// checks at run time).

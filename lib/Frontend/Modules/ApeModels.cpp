@@ -338,12 +338,7 @@ void buildApeMTAlgebraic(ModelBuilder &mb) {
   if (!base || mb.failed())
     return;
   // (Batch and lengths may be dynamic: the table covers their maxima.)
-  auto longest = [&](Value ids) {
-    auto t = cast<RankedTensorType>(ids.getType());
-    return t.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(ids, 1))
-                             : t.getDimSize(1);
-  };
-  int64_t Ls = longest(srcIds), Lt = longest(tgtIds);
+  int64_t Ls = mb.largestSize(srcIds, 1), Lt = mb.largestSize(tgtIds, 1);
   if (!mb.sameDim(tgtIds, 0, srcIds, 0)) {
     mb.error(mb.config.path + ": inputs: source_ids [B, Ls] and target_ids "
                               "[B, Lt], one batch");

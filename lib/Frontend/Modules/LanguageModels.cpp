@@ -127,9 +127,7 @@ static std::optional<LMStream> lmInput(ModelBuilder &mb, int64_t vocab,
     mb.error(mb.config.path + ": inputs.idx: expected int64 token ids [B, T]");
     return std::nullopt;
   }
-  // A dynamic length: its largest size.
-  int64_t T = it.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(idx, 1))
-                                 : it.getDimSize(1);
+  int64_t T = mb.largestSize(idx, 1);
   if (mb.decoding() && T != 1) {
     mb.error(mb.config.path + ": inputs.idx: a decode step takes one token");
     return std::nullopt;

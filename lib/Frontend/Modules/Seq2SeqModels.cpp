@@ -78,9 +78,7 @@ static Value embedSequence(ModelBuilder &mb, StringRef specKey,
     }
     x = mb.linear(in, embedder, d, true);
   }
-  // A dynamic length: its largest size.
-  int64_t L = it.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(in, 1))
-                                 : it.getDimSize(1);
+  int64_t L = mb.largestSize(in, 1);
   if (L > maxLen) {
     mb.error(mb.config.path + ": inputs." + inputName + ": sequence length " +
              Twine(L) + " exceeds the block size " + Twine(maxLen));

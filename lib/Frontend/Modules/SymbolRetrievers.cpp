@@ -239,9 +239,7 @@ Value emitPositionalSymbols(ModelBuilder &mb, StringRef prefix, Value x) {
   if (mb.failed() || !x)
     return {};
   auto xt = cast<RankedTensorType>(x.getType());
-  // A dynamic length: its largest size.
-  int64_t L = xt.isDynamicDim(1) ? mb.config.dynamicDimMax(mb.dimName(x, 1))
-                                 : xt.getDimSize(1);
+  int64_t L = mb.largestSize(x, 1);
   if (L > maxLength) {
     mb.error(mb.config.path + ": inputs.x: sequence length " + Twine(L) +
              " exceeds kwargs.max_length " + Twine(maxLength));

@@ -365,8 +365,7 @@ LogicalResult splitLastKeyBlock(RewriterBase &rewriter, scf::ForOp loop,
                                 int64_t keys) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   Value iv = loop.getInductionVar(), ub = loop.getUpperBound();
-  if (!step || *step <= keys || *step % keys ||
-      getConstantIntValue(loop.getUpperBound()) ||
+  if (!step || *step <= keys || *step % keys || getConstantIntValue(ub) ||
       getConstantIntValue(loop.getLowerBound()))
     return failure();
   // Its block's size, ub - iv, the only use of ub in the body.
@@ -375,7 +374,7 @@ LogicalResult splitLastKeyBlock(RewriterBase &rewriter, scf::ForOp loop,
   AffineMap rest = AffineMap::get(1, 1, s0 - d0);
   SmallVector<affine::AffineApplyOp> sizes;
   for (OpOperand &use : ub.getUses()) {
-    if (!loop.getBody()->getParentOp()->isProperAncestor(use.getOwner()))
+    if (!loop->isProperAncestor(use.getOwner()))
       continue;
     auto apply = dyn_cast<affine::AffineApplyOp>(use.getOwner());
     if (!apply || apply.getAffineMap() != rest ||

@@ -179,16 +179,26 @@ void insertRowsPastPreviousTile(RewriterBase &rewriter, scf::ForallOp forall,
 
 } // namespace
 
-std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
+/// `forall`'s lower bounds and steps, where all are constants (its upper
+/// bounds may be dynamic).
+static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+constantStarts(scf::ForallOp forall) {
   std::optional<SmallVector<int64_t>> lbs =
       getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
   std::optional<SmallVector<int64_t>> steps =
       getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !ubs || !steps)
+  if (!lbs || !steps)
     return std::nullopt;
-  return ConstantBounds{*lbs, *ubs, *steps};
+  return std::make_pair(*lbs, *steps);
+}
+
+std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
+  auto starts = constantStarts(forall);
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  if (!starts || !ubs)
+    return std::nullopt;
+  return ConstantBounds{starts->first, *ubs, starts->second};
 }
 
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
@@ -367,19 +377,6 @@ static scf::ForallOp withBounds(RewriterBase &rewriter, scf::ForallOp loop,
                               rebuilt.getRegion().end());
   rewriter.replaceOp(loop, rebuilt.getResults());
   return rebuilt;
-}
-
-/// `forall`'s lower bounds and steps, where all are constants (its upper
-/// bounds may be dynamic).
-static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
-constantStarts(scf::ForallOp forall) {
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !steps)
-    return std::nullopt;
-  return std::make_pair(*lbs, *steps);
 }
 
 FailureOr<int64_t> peelDynamicTiles(RewriterBase &rewriter,
