@@ -28,12 +28,15 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
 # Run in this order. Sessions 33 and 34 measured K1 (d64, d128 at N=4096,
-# causal), K2 at N=1024, K3, M1 and M3 (bench/results/). First, the
-# warp-row attention tiles against the block-wide mapping in one run (the
-# -blockwide variants; K1 first for its profile and Nsight Compute), M1's
-# grouped-query self-attention included (warp rows since session 34's
-# device calls); then what has not been measured.
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-blockwide"
+# causal), K2 at N=1024, K3, M1 and M3 (bench/results/). First, K1's
+# ldmatrix fragments (session 37, never run) against the lanes' scalar
+# loads (the -scalarloads variant) and the warp-row attention tiles
+# against the block-wide mapping in one run (the -blockwide variants; K1
+# first for its profile and Nsight Compute), M1's grouped-query
+# self-attention included (warp rows since session 34's device calls);
+# then what has not been measured.
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-scalarloads"
+default_bench+=",K1-attn-d64-n4096.bf16-blockwide"
 default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-blockwide"
 default_bench+=",M2-vision-dat.bf16-cublas,K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
 default_bench+=",K1-attn-d64-n16384.bf16,K2-ra-relu-n4096.bf16"
@@ -81,9 +84,10 @@ prepare)
   rm -rf "$root/build/bench"
   ids=$(echo "$bench" | tr ',' '\n' | sed 's/\.[a-z0-9-]*$//' | sort -u | paste -sd,)
   # An entry named ...-blockwide is the attention tiles without the warp-row
-  # structure (an A/B in one run).
+  # structure, ...-scalarloads without ldmatrix (A/Bs in one run).
   variants=()
-  [[ "$bench" != *-blockwide* ]] || variants=(--pipeline-variant blockwide:warp-rows=false)
+  [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
+  [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids" "${variants[@]}"
   # Keep only the named variants.
   for d in "$root"/build/bench/*/; do

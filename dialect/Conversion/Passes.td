@@ -125,16 +125,47 @@ def DatGPUWarpMmaToNVVM : Pass<"dat-gpu-warp-mma-to-nvvm"> {
     becomes `nvvm.mma.sync` with bf16 operands and f32 accumulators. Runs in
     the device module, before `convert-gpu-to-nvvm`. Upstream's vector →
     nvgpu conversion has no bf16 case in LLVM 22, hence this pass.
+
+    With `ldmatrix` (default), an A or B tile in shared memory (a tile
+    buffer the block stages) is read with one `nvgpu.ldmatrix` (`.x4` for
+    A, `.x2` for B; `.trans` where the tile's rows are the buffer's
+    contiguous dim, as for the value block of P·V) where its rows are
+    16-byte aligned by construction; where the tile may run past the
+    buffer's end, under a warp-uniform check of the whole tile, the lanes'
+    scalar loads otherwise. `convert-nvgpu-to-nvvm` must follow.
   }];
+  let options = [
+    Option<"ldmatrix", "ldmatrix", "bool", "true",
+           "Read operand tiles in shared memory with ldmatrix">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def DatGPUSwizzleSharedTiles : Pass<"dat-gpu-swizzle-shared-tiles"> {
+  let summary = "XOR-swizzle tile buffers in shared memory against bank conflicts";
+  let description = [{
+    A tile buffer in dynamic shared memory whose rows are a multiple of 128
+    bytes (64 bf16: a head of 64 or 128) keeps each row's 16-byte chunk c at
+    chunk c ^ (r mod 8), r the row (the buffer's second-last index), so that
+    the 8 rows an `ldmatrix` matrix reads, or the 8 rows of a fragment's
+    scalar loads, lie in different banks (unswizzled, every row starts in
+    the same four banks: an 8-way conflict). Every access takes the
+    swizzle: a buffer is rewritten only where each use is a `memref.load`,
+    a `memref.store` (of an element), an `nvgpu.ldmatrix` or a
+    `memref.dim`, directly or through `memref.memory_space_cast`; others
+    are left alone. Runs after `dat-gpu-warp-mma-to-nvvm`, in the device
+    module.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
@@ -146,11 +177,19 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
     where a tile kernel with tensor-core (mma.sync) loops then spills a few
     values (measured with ptxas 13.0). The tile kernels' shared memory (96
     KiB each by default) fits two blocks per SM, so two is the bound by
-    default: up to 128 registers for 256 threads.
+    default: up to 128 registers for 256 threads. Kernels of smaller
+    blocks (a warp-row tile's 128 threads) get as many blocks as the
+    register file holds at `registers-per-thread` each, where that is
+    more: 3 for 128 threads at 168. (A warp-row attention tile's registers
+    vary with its unrolled key block: the K1 tile took 154, and 182 with
+    swizzled ldmatrix addresses before its B tiles were read in pairs; past
+    170, 128-thread blocks would fit only 2 per SM.)
   }];
   let options = [
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", "2",
-           "Blocks of each kernel that must fit on one SM at once">
+           "Blocks of each kernel that must fit on one SM at once">,
+    Option<"registersPerThread", "registers-per-thread", "int64_t", "168",
+           "Registers per thread a kernel of small blocks may keep">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }

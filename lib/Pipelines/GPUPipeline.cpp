@@ -82,7 +82,10 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addPass(createGpuKernelOutliningPass());
   // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
   // loops are still loops.
-  pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUWarpMmaToNVVM());
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createDatGPUWarpMmaToNVVM(DatGPUWarpMmaToNVVMOptions{options.ldmatrix}));
+  if (options.swizzleShared)
+    pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUSwizzleSharedTiles());
   pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUKernelOccupancy());
 
   buildLoopsToControlFlow(pm);
@@ -93,6 +96,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  // The tiles' nvgpu.ldmatrix (dat-gpu-warp-mma-to-nvvm).
+  device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());

@@ -11,6 +11,9 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+namespace memref {
+class ViewOp;
+} // namespace memref
 namespace scf {
 class ParallelOp;
 } // namespace scf
@@ -33,6 +36,14 @@ inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
 LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 scf::ParallelOp loop,
                                                 int64_t blockSize);
+
+/// XOR-swizzles the 16-byte chunks of each row of the shared-memory tile
+/// buffer `view` by the row's index mod 8, rewriting every access; fails,
+/// changing nothing, where its rows are not a multiple of 128 bytes or a
+/// use is not an element load or store, an ldmatrix or a size query (see
+/// dat-gpu-swizzle-shared-tiles).
+LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
+                                      memref::ViewOp view);
 
 /// Moves `op` into a new scf.parallel of one iteration where it is, which
 /// dat-gpu-map-parallel-loops maps to a kernel of one thread.

@@ -51,6 +51,15 @@ Value readWarpMmaTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
                       unsigned cols, ArrayRef<int64_t> shape,
                       ArrayRef<bool> inBounds);
 
+/// `count` (1 or 2) B tiles (8×16, n×k) of `operand` side by side along
+/// `rows` (n) from `ivs`: two are read as one 16×16 tile and split in
+/// halves, so that the lanes load both with one ldmatrix.x4.
+SmallVector<Value> readWarpMmaBTiles(OpBuilder &b, Location loc,
+                                     linalg::LinalgOp op, OpOperand &operand,
+                                     ArrayRef<Value> ivs, unsigned rows,
+                                     unsigned cols, int64_t count,
+                                     ArrayRef<bool> inBounds);
+
 /// A 16×16 or 8×16 operand tile as the f32 of its bf16 values (an f32 tile
 /// is rounded to bf16 first).
 Value warpMmaOperand(OpBuilder &b, Location loc, Value tile);
@@ -98,9 +107,12 @@ void populateWarpMmaTypeConversions(TypeConverter &converter);
 /// stores of its fragment, the bf16 widening and rounding act on fragments,
 /// vector.contract becomes nvvm.mma.sync m16n8k16; buildWarpRowProgram's
 /// elementwise ops, masks, row broadcasts and row reductions (two shuffles
-/// across the four lanes that share a row) act on fragments.
+/// across the four lanes that share a row) act on fragments. With
+/// `ldmatrix`, bf16 operand tiles in shared memory are read with one
+/// nvgpu.ldmatrix each (lowered by convert-nvgpu-to-nvvm).
 void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
-                                   RewritePatternSet &patterns);
+                                   RewritePatternSet &patterns,
+                                   bool ldmatrix = true);
 
 } // namespace mlir::dat
 

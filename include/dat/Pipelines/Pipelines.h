@@ -182,6 +182,17 @@ struct GPUTargetOptions : public Base {
       *this, "shared-memory",
       llvm::cl::desc("Bytes of shared memory per block for tile buffers"),
       llvm::cl::init(kTileSharedMemory)};
+  ::mlir::detail::PassOptions::Option<bool> ldmatrix{
+      *this, "ldmatrix",
+      llvm::cl::desc("With tensor-cores: operand tiles in shared memory read "
+                     "with ldmatrix (dat-gpu-warp-mma-to-nvvm ldmatrix)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> swizzleShared{
+      *this, "swizzle-shared",
+      llvm::cl::desc("Tile buffers of 128-byte rows XOR-swizzled in shared "
+                     "memory against bank conflicts "
+                     "(dat-gpu-swizzle-shared-tiles)"),
+      llvm::cl::init(true)};
 };
 
 struct CPUPipelineOptions : public CPUTargetOptions<CPUPipelineOptions> {

@@ -15,6 +15,9 @@ namespace mlir::dat {
 #include "dat/Conversion/Passes.h.inc"
 
 namespace {
+/// sm_90's 32-bit registers per SM.
+constexpr int64_t kRegistersPerSM = 65536;
+
 struct GPUKernelOccupancyPass final
     : impl::DatGPUKernelOccupancyBase<GPUKernelOccupancyPass> {
   using Base::Base;
@@ -22,12 +25,26 @@ struct GPUKernelOccupancyPass final
     if (failed(checkOptionRange(getOperation(), getArgument(), "blocks-per-sm",
                                 blocksPerSM, 1)))
       return signalPassFailure();
+    if (failed(checkOptionRange(getOperation(), getArgument(),
+                                "registers-per-thread", registersPerThread, 1)))
+      return signalPassFailure();
     Builder b(&getContext());
     getOperation()->walk([&](gpu::GPUFuncOp fn) {
-      if (fn.isKernel() &&
-          !fn->hasAttr(NVVM::NVVMDialect::getMinctasmAttrName()))
-        fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                    b.getI32IntegerAttr(blocksPerSM));
+      if (!fn.isKernel() ||
+          fn->hasAttr(NVVM::NVVMDialect::getMinctasmAttrName()))
+        return;
+      // Small blocks (a warp-row tile's 128 threads): as many as the
+      // register file holds at `registersPerThread` each.
+      int64_t blocks = blocksPerSM;
+      if (std::optional<ArrayRef<int32_t>> size = fn.getKnownBlockSize()) {
+        int64_t threads = 1;
+        for (int32_t extent : *size)
+          threads *= extent;
+        blocks = std::max<int64_t>(blocks, kRegistersPerSM /
+                                               (threads * registersPerThread));
+      }
+      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(blocks));
     });
   }
 };

@@ -196,6 +196,25 @@ Value readWarpMmaTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
       b.getBoolArrayAttr(inBounds));
 }
 
+SmallVector<Value> readWarpMmaBTiles(OpBuilder &b, Location loc,
+                                     linalg::LinalgOp op, OpOperand &operand,
+                                     ArrayRef<Value> ivs, unsigned rows,
+                                     unsigned cols, int64_t count,
+                                     ArrayRef<bool> inBounds) {
+  if (count == 1)
+    return {readWarpMmaTile(b, loc, op, operand, ivs, rows, cols,
+                            {kWarpMmaN, kWarpMmaK}, inBounds)};
+  assert(count == 2 && "one or two B tiles");
+  Value pair = readWarpMmaTile(b, loc, op, operand, ivs, rows, cols,
+                               {2 * kWarpMmaN, kWarpMmaK}, inBounds);
+  SmallVector<Value> tiles;
+  for (int64_t i = 0; i < 2; ++i)
+    tiles.push_back(vector::ExtractStridedSliceOp::create(
+        b, loc, pair, ArrayRef<int64_t>{i * kWarpMmaN, 0},
+        ArrayRef<int64_t>{kWarpMmaN, kWarpMmaK}, ArrayRef<int64_t>{1, 1}));
+  return tiles;
+}
+
 static Value readTile(OpBuilder &b, Location loc, linalg::LinalgOp op,
                       OpOperand &operand, const WarpTile &tile, unsigned rows,
                       unsigned cols, ArrayRef<int64_t> shape) {
@@ -331,13 +350,17 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
       rewriter, loc,
       readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK}));
   SmallVector<Value> sums;
-  for (int64_t j = 0; j < blocks; ++j) {
+  // (B tiles two at a time: one ldmatrix.x4 for both.)
+  for (int64_t j = 0; j < blocks; j += 2) {
     atBlock(j);
-    Value b = warpMmaOperand(
-        rewriter, loc,
-        readTile(rewriter, loc, op, rhs, tile, n, k, {kWarpMmaN, kWarpMmaK}));
-    sums.push_back(buildWarpMmaContract(rewriter, loc, a, b,
-                                        steps.getRegionIterArgs()[j]));
+    SmallVector<Value> bs =
+        readWarpMmaBTiles(rewriter, loc, op, rhs, tile.ivs, n, k,
+                          std::min<int64_t>(2, blocks - j),
+                          {tile.inBounds.lookup(n), tile.inBounds.lookup(k)});
+    for (auto [i, b] : llvm::enumerate(bs))
+      sums.push_back(buildWarpMmaContract(rewriter, loc, a,
+                                          warpMmaOperand(rewriter, loc, b),
+                                          steps.getRegionIterArgs()[j + i]));
   }
   scf::YieldOp::create(rewriter, loc, sums);
 

@@ -11,9 +11,9 @@
 //   C (16×8): (g, 2t..2t+1), (g+8, 2t..)
 // Upstream's vector → nvgpu.mma.sync conversion is the route for f16 and
 // tf32; LLVM 22 has no bf16 case in it (nor in nvgpu → NVVM), hence these
-// patterns for bf16, to nvvm.mma.sync directly. The lane's loads and stores
-// are scalar (any layout, any memory space); ldmatrix from swizzled shared
-// memory is the next step.
+// patterns for bf16, to nvvm.mma.sync directly. Operand tiles in shared
+// memory are read with one ldmatrix each (nvgpu.ldmatrix); others, and
+// accumulator tiles, with the lane's scalar loads and stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -172,8 +173,155 @@ SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value fragment) {
   return elements;
 }
 
+/// Whether `value` is a multiple of `m` by construction (constants, sums
+/// and products of such values; an scf.for's induction variable whose lower
+/// bound and step are).
+bool isMultipleOf(Value value, int64_t m) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return *c % m == 0;
+  // (During the conversion an index op may still read the induction
+  // variable of a loop whose body moved: a block without a parent.)
+  if (auto iv = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = iv.getOwner()->getParentOp();
+    auto loop = dyn_cast_if_present<scf::ForOp>(parent);
+    return loop && loop.getInductionVar() == iv &&
+           isMultipleOf(loop.getLowerBound(), m) &&
+           isMultipleOf(loop.getStep(), m);
+  }
+  Operation *op = value.getDefiningOp();
+  if (isa_and_present<arith::AddIOp, arith::SubIOp>(op))
+    return isMultipleOf(op->getOperand(0), m) &&
+           isMultipleOf(op->getOperand(1), m);
+  if (isa_and_present<arith::MulIOp>(op))
+    return isMultipleOf(op->getOperand(0), m) ||
+           isMultipleOf(op->getOperand(1), m);
+  return false;
+}
+
+/// Rows of 8 bf16 (16 bytes) that `ldmatrix` can read a tile from: the
+/// shared-memory memref `op` reads (through the cast to the generic address
+/// space the tile buffers are used through), whether the tile's first
+/// vector dim is the memref's contiguous one (`.trans`), and the condition
+/// (null: always) under which the whole tile lies inside the memref.
+/// Failure where `ldmatrix` cannot read it: not bf16, not in shared memory
+/// at a 16-byte aligned place, no contiguous dim among the tile's, or a
+/// row start not provably 16-byte aligned.
+struct MatrixSource {
+  Value shared;
+  bool transpose;
+  Value inside;
+};
+
+FailureOr<MatrixSource> matrixSource(OpBuilder &b, vector::TransferReadOp op,
+                                     Value base, ValueRange indices,
+                                     Role role) {
+  auto spaceCast = base.getDefiningOp<memref::MemorySpaceCastOp>();
+  if ((role != Role::A && role != Role::B) || !spaceCast ||
+      !op.getVectorType().getElementType().isBF16())
+    return failure();
+  Value shared = spaceCast.getSource();
+  auto type = dyn_cast<MemRefType>(shared.getType());
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup ||
+      !type.getElementType().isBF16() || !type.getLayout().isIdentity())
+    return failure();
+  // A view of the dynamic shared memory (16-byte aligned) at a multiple of
+  // 16 bytes.
+  auto view = shared.getDefiningOp<memref::ViewOp>();
+  if (!view || !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
+      !isMultipleOf(view.getByteShift(), 16))
+    return failure();
+  // Identity layout: the last dim is contiguous, every other dim's stride
+  // a multiple of its size; rows start 16-byte aligned where that size is a
+  // multiple of 8 and the tile's offset along it is too.
+  int64_t last = type.getRank() - 1;
+  if (ShapedType::isDynamic(type.getDimSize(last)) ||
+      type.getDimSize(last) % 8 != 0 || !isMultipleOf(indices[last], 8))
+    return failure();
+  AffineMap map = op.getPermutationMap();
+  unsigned rowDim = cast<AffineDimExpr>(map.getResult(0)).getPosition();
+  unsigned columnDim = cast<AffineDimExpr>(map.getResult(1)).getPosition();
+  if (rowDim != last && columnDim != last)
+    return failure();
+  // Dims the transfer may run past: the whole tile inside them, or the
+  // scalar loads.
+  Location loc = op.getLoc();
+  Value inside;
+  ArrayRef<int64_t> shape = op.getVectorType().getShape();
+  unsigned tileDims[] = {rowDim, columnDim};
+  for (auto [i, dim] : llvm::enumerate(tileDims)) {
+    if (op.isDimInBounds(i))
+      continue;
+    Value end = arith::AddIOp::create(
+        b, loc, indices[dim], arith::ConstantIndexOp::create(b, loc, shape[i]));
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule, end,
+        memref::DimOp::create(b, loc, shared, dim).getResult());
+    inside = inside ? arith::AndIOp::create(b, loc, inside, fits) : fits;
+  }
+  return MatrixSource{shared, rowDim == last, inside};
+}
+
+/// An A (16×16) or B (8×16) bf16 tile's fragment read by one `ldmatrix`
+/// (.x4 or .x2) from `source`. Its 8×8 matrices are the fragment's
+/// registers in order: A's (rows, columns) (0, 0), (8, 0), (0, 8), (8, 8),
+/// B's (0, 0), (0, 8). Lane l gives the address of row l % 8 of matrix
+/// l / 8: a row of 8 tile columns, or with `.trans` (the tile's rows
+/// contiguous in memory) of 8 tile rows, which the instruction transposes.
+/// Either way register j of lane 4g + t holds the tile's elements (R_j + g,
+/// C_j + 2t) and (R_j + g, C_j + 2t + 1): the mma fragment's.
+Value loadMatrixFragment(OpBuilder &b, vector::TransferReadOp op,
+                         ValueRange tileIndices, const MatrixSource &source,
+                         Role role, VectorType fragment) {
+  Location loc = op.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t matrices = role == Role::A ? 4 : 2;
+  Value lane = gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr);
+  Value r = arith::RemUIOp::create(b, loc, lane, index(8));
+  // (Lanes 16-31 of an .x2 give addresses too: the first two matrices'.)
+  Value matrix = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(matrices));
+  Value rowOffset, columnOffset;
+  if (role == Role::A) {
+    rowOffset = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, matrix, index(2)), index(8));
+    columnOffset = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, matrix, index(2)), index(8));
+  } else {
+    rowOffset = index(0);
+    columnOffset = arith::MulIOp::create(b, loc, matrix, index(8));
+  }
+  if (source.transpose)
+    columnOffset = arith::AddIOp::create(b, loc, columnOffset, r);
+  else
+    rowOffset = arith::AddIOp::create(b, loc, rowOffset, r);
+  AffineMap map = op.getPermutationMap();
+  SmallVector<Value> indices(tileIndices);
+  Value offsets[] = {rowOffset, columnOffset};
+  for (auto [i, result] : llvm::enumerate(map.getResults())) {
+    unsigned dim = cast<AffineDimExpr>(result).getPosition();
+    indices[dim] = arith::AddIOp::create(b, loc, indices[dim], offsets[i]);
+  }
+  Type bf16 = b.getBF16Type();
+  Value loaded = nvgpu::LdMatrixOp::create(
+      b, loc, VectorType::get({matrices, 2}, bf16), source.shared, indices,
+      source.transpose, matrices);
+  SmallVector<Value> elements;
+  for (int64_t j = 0; j < matrices; ++j)
+    for (int64_t h = 0; h < 2; ++h)
+      elements.push_back(
+          vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{j, h}));
+  return vector::FromElementsOp::create(b, loc, fragment, elements);
+}
+
 struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ReadFragment(const TypeConverter &converter, MLIRContext *ctx, bool ldmatrix)
+      : OpConversionPattern(converter, ctx), ldmatrix(ldmatrix) {}
+
   LogicalResult
   matchAndRewrite(vector::TransferReadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -181,10 +329,52 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
     if (!role || !isPlainTransfer(op))
       return rewriter.notifyMatchFailure(op, "not an MMA operand tile");
     Location loc = op.getLoc();
+    auto fragment =
+        cast<VectorType>(getTypeConverter()->convertType(op.getVectorType()));
+    // From shared memory, one ldmatrix (under a warp-uniform check where
+    // the tile may run past the buffer's end: the scalar loads otherwise).
+    FailureOr<MatrixSource> source = failure();
+    if (ldmatrix)
+      source = matrixSource(rewriter, op, adaptor.getBase(),
+                            adaptor.getIndices(), *role);
+    if (succeeded(source) && !source->inside) {
+      rewriter.replaceOp(op,
+                         loadMatrixFragment(rewriter, op, adaptor.getIndices(),
+                                            *source, *role, fragment));
+      return success();
+    }
+    scf::IfOp inside;
+    if (succeeded(source)) {
+      inside = scf::IfOp::create(rewriter, loc, fragment, source->inside,
+                                 /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(inside.thenBlock());
+      scf::YieldOp::create(rewriter, loc,
+                           loadMatrixFragment(rewriter, op,
+                                              adaptor.getIndices(), *source,
+                                              *role, fragment));
+      rewriter.setInsertionPointToStart(inside.elseBlock());
+    }
+    Value scalar = readScalarFragment(rewriter, op, adaptor, *role, fragment);
+    if (!inside) {
+      rewriter.replaceOp(op, scalar);
+      return success();
+    }
+    scf::YieldOp::create(rewriter, loc, scalar);
+    rewriter.replaceOp(op, inside.getResult(0));
+    return success();
+  }
+
+private:
+  /// The fragment element by element, each load checked against the
+  /// memref's bounds where the transfer may run past them.
+  Value readScalarFragment(ConversionPatternRewriter &rewriter,
+                           vector::TransferReadOp op, OpAdaptor adaptor,
+                           Role role, VectorType fragment) const {
+    Location loc = op.getLoc();
     SmallVector<Value, 2> bounds =
         boundsOf(rewriter, loc, op, adaptor.getBase());
     SmallVector<Value> elements;
-    for (auto [row, column] : fragmentCoordinates(rewriter, loc, *role)) {
+    for (auto [row, column] : fragmentCoordinates(rewriter, loc, role)) {
       ElementAccess access = elementAccess(
           rewriter, loc, op, adaptor.getIndices(), bounds, row, column);
       if (!access.valid) {
@@ -208,11 +398,10 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
       scf::YieldOp::create(rewriter, loc, adaptor.getPadding());
       elements.push_back(inside.getResult(0));
     }
-    Type fragment = getTypeConverter()->convertType(op.getVectorType());
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, cast<VectorType>(fragment), elements);
-    return success();
+    return vector::FromElementsOp::create(rewriter, loc, fragment, elements);
   }
+
+  bool ldmatrix;
 };
 
 struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
@@ -569,6 +758,36 @@ struct FragmentInsertHalf final
   }
 };
 
+/// The two n-halves of a 16×16 tile read as A (two B tiles side by side,
+/// readWarpMmaBTiles): rows 0-7 are the A fragment's registers 0 and 2,
+/// rows 8-15 its registers 1 and 3 (elements (g, 2t..), (g, 2t+8..) of
+/// each half, the B fragment's).
+struct FragmentExtractHalf final
+    : OpConversionPattern<vector::ExtractStridedSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(vector::ExtractStridedSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<int64_t> offsets, strides;
+    for (Attribute a : op.getOffsets())
+      offsets.push_back(cast<IntegerAttr>(a).getInt());
+    for (Attribute a : op.getStrides())
+      strides.push_back(cast<IntegerAttr>(a).getInt());
+    if (roleOf(op.getSourceVectorType()) != Role::A ||
+        roleOf(op.getType()) != Role::B || offsets.size() != 2 ||
+        (offsets[0] != 0 && offsets[0] != kWarpMmaN) || offsets[1] != 0 ||
+        strides != SmallVector<int64_t>{1, 1})
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> a = elementsOf(rewriter, loc, adaptor.getSource());
+    int64_t first = offsets[0] == 0 ? 0 : 2;
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()),
+        ValueRange{a[first], a[first + 1], a[first + 4], a[first + 5]});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateWarpMmaTypeConversions(TypeConverter &converter) {
@@ -582,25 +801,27 @@ void populateWarpMmaTypeConversions(TypeConverter &converter) {
 }
 
 void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
-                                   RewritePatternSet &patterns) {
-  patterns.add<ReadFragment, WriteFragment, ContractToMmaSync,
-               ConvertFragmentCast<arith::ExtFOp>,
-               ConvertFragmentCast<arith::TruncFOp>, ScalarizeFragmentOp,
-               FragmentConstant, FragmentBroadcast, FragmentShapeCast,
-               FragmentStep, FragmentCreateMask, FragmentConstantMask,
-               FragmentRowReduction, FragmentInsertHalf>(converter,
-                                                         patterns.getContext());
+                                   RewritePatternSet &patterns, bool ldmatrix) {
+  patterns.add<ReadFragment>(converter, patterns.getContext(), ldmatrix);
+  patterns
+      .add<WriteFragment, ContractToMmaSync, ConvertFragmentCast<arith::ExtFOp>,
+           ConvertFragmentCast<arith::TruncFOp>, ScalarizeFragmentOp,
+           FragmentConstant, FragmentBroadcast, FragmentShapeCast, FragmentStep,
+           FragmentCreateMask, FragmentConstantMask, FragmentRowReduction,
+           FragmentInsertHalf, FragmentExtractHalf>(converter,
+                                                    patterns.getContext());
 }
 
 namespace {
 struct GPUWarpMmaToNVVMPass final
     : impl::DatGPUWarpMmaToNVVMBase<GPUWarpMmaToNVVMPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     populateWarpMmaTypeConversions(converter);
     RewritePatternSet patterns(ctx);
-    populateWarpMmaToNVVMPatterns(converter, patterns);
+    populateWarpMmaToNVVMPatterns(converter, patterns, ldmatrix);
     ConversionTarget target(*ctx);
     // Every op on tiles or row vectors becomes one on fragments.
     target.markUnknownOpDynamicallyLegal(

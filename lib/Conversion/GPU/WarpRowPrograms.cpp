@@ -627,13 +627,15 @@ void Builder::rewriteContraction(linalg::LinalgOp op) {
     }
     a = warpMmaOperand(rw, at, a);
     ivs[k] = index(s * kWarpMmaK);
-    for (int64_t j = 0, e = accs.size(); j < e; ++j) {
+    for (int64_t j = 0, e = accs.size(); j < e; j += 2) {
       ivs[n] = index(j * kWarpMmaN);
-      Value b = warpMmaOperand(rw, at,
-                               readWarpMmaTile(rw, at, op, rhs, ivs, n, k,
-                                               {kWarpMmaN, kWarpMmaK},
-                                               {colsWhole, depthWhole}));
-      accs[j] = buildWarpMmaContract(rw, at, a, b, accs[j]);
+      // (Two B tiles at once: one ldmatrix.x4 for both.)
+      SmallVector<Value> bs = readWarpMmaBTiles(rw, at, op, rhs, ivs, n, k,
+                                                std::min<int64_t>(2, e - j),
+                                                {colsWhole, depthWhole});
+      for (auto [i, b] : llvm::enumerate(bs))
+        accs[j + i] = buildWarpMmaContract(rw, at, a, warpMmaOperand(rw, at, b),
+                                           accs[j + i]);
     }
   }
   values[out] = accs;

@@ -6,9 +6,10 @@
 // operands and an f32 accumulator: the block's 8 warps share S's strips of
 // four 16×8 tiles side by side (b outermost, k fastest; ceil-divided: the
 // keys, a dynamic count, in strips of 32, the query tile, 16 rows, one),
-// each strip a loop over d in steps of 16: one 16×16 A tile, then per
-// 16×8 tile of the strip an 8×16 (n×k) B tile and a vector.contract, the
-// bf16 operands widened to f32. Dims that are multiples of the tile (d =
+// each strip a loop over d in steps of 16: one 16×16 A tile, then per two
+// 16×8 tiles of the strip a 16×16 (n×k) read of their two B tiles (one
+// ldmatrix.x4 on the GPU), split in halves, and a vector.contract per
+// tile, the bf16 operands widened to f32. Dims that are multiples of the tile (d =
 // 32, the 16 queries) are read in bounds; the keys (dynamic) are not, so
 // their reads pad and their writes stop at the end. A barrier follows, as
 // after any op of the tile.
@@ -28,12 +29,14 @@
 // GPU:     %[[SUM:.+]]:4 = scf.for %[[D:[a-z0-9_]+]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[C0:[a-z0-9_]+]] = %[[ACC0]], %[[C1:[a-z0-9_]+]] = %[[ACC1]], %{{.+}}, %{{.+}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // GPU:       %[[A:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [true, true]} : memref<2x16x32xbf16{{.*}}>, vector<16x16xbf16>
 // GPU:       %[[AF:.+]] = arith.extf %[[A]] : vector<16x16xbf16> to vector<16x16xf32>
-// GPU:       %[[B:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %[[N0]], %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<8x16xbf16>
+// GPU:       %[[BB:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %[[N0]], %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<16x16xbf16>
+// GPU:       %[[B:.+]] = vector.extract_strided_slice %[[BB]] {offsets = [0, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
+// GPU:       %[[B1:.+]] = vector.extract_strided_slice %[[BB]] {offsets = [8, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
 // GPU:       %[[BF:.+]] = arith.extf %[[B]] : vector<8x16xbf16> to vector<8x16xf32>
 // GPU:       %[[R0:.+]] = vector.contract {indexing_maps = [#[[MAPA:.+]], #[[MAPB:.+]], #[[MAPC:.+]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[AF]], %[[BF]], %[[C0]] : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
-// GPU-NOT:   vector.transfer_read {{.*}} vector<16x16xbf16>
-// GPU:       vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<8x16xbf16>
-// GPU:       %[[R1:.+]] = vector.contract {{.*}} %[[AF]], %{{.+}}, %[[C1]]
+// GPU:       %[[BF1:.+]] = arith.extf %[[B1]] : vector<8x16xbf16> to vector<8x16xf32>
+// GPU:       %[[R1:.+]] = vector.contract {{.*}} %[[AF]], %[[BF1]], %[[C1]]
+// GPU:       vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %[[D]]], %{{.+}} {in_bounds = [false, true]} : memref<2x?x32xbf16{{.*}}>, vector<16x16xbf16>
 // GPU:       vector.contract {{.*}} %[[AF]]
 // GPU:       vector.contract {{.*}} %[[AF]]
 // GPU:       scf.yield %[[R0]], %[[R1]]
@@ -87,7 +90,7 @@ func.func @scores(%q: memref<2x64x32xbf16>, %k: memref<2x64x32xbf16>, %s: memref
 // GPU:     %[[PB:.+]] = arith.truncf %[[P]] : vector<16x16xf32> to vector<16x16xbf16>
 // GPU:     arith.extf %[[PB]]
 // GPU:     %[[H:.+]] = affine.apply #{{.+}}(%{{.+}})
-// GPU:     vector.transfer_read %{{.+}}[%[[H]], %[[K]], %{{.+}}], %{{.+}} {in_bounds = [true, true], permutation_map = #{{.+}}} : memref<2x32x16xbf16>, vector<8x16xbf16>
+// GPU:     vector.transfer_read %{{.+}}[%[[H]], %[[K]], %{{.+}}], %{{.+}} {in_bounds = [true, true], permutation_map = #{{.+}}} : memref<2x32x16xbf16>, vector<16x16xbf16>
 // GPU:     vector.contract
 func.func @values(%p: memref<4x64x32xf32>, %v: memref<2x32x16xbf16>, %o: memref<4x64x16xf32>) {
   scf.forall (%i) = (0) to (64) step (16) {

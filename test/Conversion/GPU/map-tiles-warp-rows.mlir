@@ -89,7 +89,9 @@
 // GPU-COUNT-3: gpu.barrier
 // GPU: vector.transfer_read %{{.+}}[%{{.+}}, %[[HEAD]], %[[ROW]], %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<1x2x16x32xbf16>, vector<16x16xbf16>
 // GPU: %[[KV:.+]] = affine.apply #{{.+}}()[%[[HEAD]]]
-// GPU: vector.transfer_read %{{.+}}[%{{.+}}, %[[KV]], %{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<1x1x16x32xbf16>, vector<8x16xbf16>
+// GPU: %[[KEYS:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %[[KV]], %{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<1x1x16x32xbf16>, vector<16x16xbf16>
+// GPU: vector.extract_strided_slice %[[KEYS]] {offsets = [0, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
+// GPU: vector.extract_strided_slice %[[KEYS]] {offsets = [8, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
 // GPU: vector.multi_reduction <maximumf>
 // GPU: vector.broadcast %[[HEAD]] : index to vector<16x8xindex>
 // GPU: vector.transfer_write %{{.+}}, %{{.+}}[%{{.+}}, %[[HEAD]], %[[ROW]], %{{.+}}] {in_bounds = [true, true]} : vector<16x8xbf16>, memref<1x2x16x32xbf16>

@@ -1,0 +1,167 @@
+//===- SwizzleSharedTiles.cpp - XOR-swizzled tile buffers in shared memory ===//
+//
+// Part of the dat project: a compiler for relational-attention models.
+//
+// A staged tile buffer whose rows are 128 bytes (64 bf16) or a multiple of
+// them puts every row's start in the same four banks: the 8 rows an
+// ldmatrix matrix reads, 16 bytes each, are an 8-way bank conflict. XOR
+// -swizzling each row's 16-byte chunks by the row's index mod 8 (chunk c of
+// row r lives at chunk c ^ (r mod 8)) spreads those 8 rows over all 32
+// banks. The swizzle permutes the chunks of each row, so it is correct for
+// any access pattern as long as every access to the buffer takes it: a
+// buffer is swizzled only where every use is an element load or store, an
+// ldmatrix (whose lanes address whole chunks) or a size query.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dat/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::dat {
+
+#define GEN_PASS_DEF_DATGPUSWIZZLESHAREDTILES
+#include "dat/Conversion/Passes.h.inc"
+
+namespace {
+
+/// 16-byte chunks per swizzled group of rows (and rows per group).
+constexpr int64_t kSwizzleChunks = 8;
+constexpr int64_t kChunkBytes = 16;
+
+/// The index operands of an access the swizzle rewrites, or null where
+/// `op` is a use it does not know.
+std::optional<MutableOperandRange> accessIndices(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getIndicesMutable();
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return store.getIndicesMutable();
+  if (auto matrix = dyn_cast<nvgpu::LdMatrixOp>(op))
+    return matrix.getIndicesMutable();
+  return std::nullopt;
+}
+
+} // namespace
+
+LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
+                                      memref::ViewOp view) {
+  auto type = view.getType();
+  int64_t rank = type.getRank();
+  if (!type.getElementType().isIntOrFloat() || rank < 2 ||
+      type.isDynamicDim(rank - 1) ||
+      !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
+    return failure();
+  // (Elements of a power of two of bytes, at most a chunk: each stays
+  // inside its chunk.)
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  int64_t rowBytes = type.getDimSize(rank - 1) * elementBytes;
+  if (elementBytes == 0 || !llvm::isPowerOf2_64(elementBytes) ||
+      elementBytes > kChunkBytes ||
+      rowBytes % (kSwizzleChunks * kChunkBytes) != 0)
+    return failure();
+  // Every access, directly or through the cast to the generic address
+  // space.
+  SmallVector<Operation *> accesses;
+  SmallVector<Value> uses = {view.getResult()};
+  for (unsigned i = 0; i < uses.size(); ++i)
+    for (Operation *user : uses[i].getUsers()) {
+      if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
+        uses.push_back(cast.getResult());
+        continue;
+      }
+      if (isa<memref::DimOp>(user))
+        continue;
+      if (!accessIndices(user))
+        return failure();
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getValueToStore() == uses[i])
+        return failure();
+      accesses.push_back(user);
+    }
+
+  int64_t chunk = kChunkBytes / elementBytes;
+  for (Operation *access : accesses) {
+    MutableOperandRange indices = *accessIndices(access);
+    Location loc = access->getLoc();
+    rewriter.setInsertionPoint(access);
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    // column ^ ((row mod 8) · chunk): the row's chunks permuted, each
+    // element kept at its offset within its chunk.
+    Value row = indices[rank - 2].get();
+    Value column = indices[rank - 1].get();
+    Value key = arith::MulIOp::create(
+        rewriter, loc,
+        arith::RemUIOp::create(rewriter, loc, row, index(kSwizzleChunks)),
+        index(chunk));
+    Value swizzled = arith::XOrIOp::create(rewriter, loc, column, key);
+    rewriter.modifyOpInPlace(access,
+                             [&] { indices[rank - 1].assign(swizzled); });
+  }
+  return success();
+}
+
+namespace {
+
+/// The views of `fn`'s dynamic shared memory, where they are disjoint (each
+/// starts at a constant byte past the previous one's static end): a
+/// buffer's swizzle must not be seen through another view of its bytes.
+/// Empty where anything else uses the memory or two views may overlap. (A
+/// view of a dynamic size is taken to end where the next begins:
+/// dat-gpu-map-tiles places each buffer at its largest size.)
+SmallVector<memref::ViewOp> disjointSharedViews(FunctionOpInterface fn) {
+  SmallVector<std::pair<int64_t, memref::ViewOp>> views;
+  bool other = false;
+  fn->walk([&](gpu::DynamicSharedMemoryOp shared) {
+    for (Operation *user : shared->getUsers()) {
+      auto view = dyn_cast<memref::ViewOp>(user);
+      std::optional<int64_t> shift =
+          view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+      if (!shift) {
+        other = true;
+        continue;
+      }
+      views.emplace_back(*shift, view);
+    }
+  });
+  if (other)
+    return {};
+  llvm::sort(views,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
+  SmallVector<memref::ViewOp> disjoint;
+  for (auto [i, entry] : llvm::enumerate(views)) {
+    auto [shift, view] = entry;
+    MemRefType type = view.getType();
+    if (i + 1 < views.size()) {
+      int64_t next = views[i + 1].first;
+      if (next == shift ||
+          (type.hasStaticShape() &&
+           shift + type.getNumElements() * type.getElementTypeBitWidth() / 8 >
+               next))
+        return {};
+    }
+    disjoint.push_back(view);
+  }
+  return disjoint;
+}
+
+struct GPUSwizzleSharedTilesPass final
+    : impl::DatGPUSwizzleSharedTilesBase<GPUSwizzleSharedTilesPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](FunctionOpInterface fn) {
+      for (memref::ViewOp view : disjointSharedViews(fn))
+        (void)swizzleSharedTileBuffer(rewriter, view);
+    });
+  }
+};
+} // namespace
+
+} // namespace mlir::dat

@@ -1,0 +1,65 @@
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-swizzle-shared-tiles))' | FileCheck %s
+
+// A tile buffer of 64 bf16 per row (128 bytes) is swizzled: every access,
+// the staging store through the generic-space cast and the ldmatrix alike,
+// reads column c ^ ((row mod 8) * 8) of its row. A buffer of 32 bf16 per
+// row is left alone (rows of 64 bytes), and so is one with a use the pass
+// does not know (a vector.load).
+
+// CHECK-LABEL: gpu.func @tiles
+// CHECK-DAG: %[[V:.+]] = memref.view %{{.+}}[%c0][] {{.+}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[CAST:.+]] = memref.memory_space_cast %[[V]]
+// CHECK: %[[SR:.+]] = arith.remui %[[ROW:.+]], %c8
+// CHECK: %[[SK:.+]] = arith.muli %[[SR]], %c8
+// CHECK: %[[SC:.+]] = arith.xori %[[COL:.+]], %[[SK]]
+// CHECK: memref.store %{{.+}}, %[[CAST]][%[[ROW]], %[[SC]]]
+// CHECK: gpu.barrier
+// CHECK: %[[LR:.+]] = arith.remui %[[LROW:.+]], %c8
+// CHECK: %[[LK:.+]] = arith.muli %[[LR]], %c8
+// CHECK: %[[LC:.+]] = arith.xori %[[LCOL:.+]], %[[LK]]
+// CHECK: nvgpu.ldmatrix %[[V]][%[[LROW]], %[[LC]]]
+// CHECK-NOT: arith.xori
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<64x32xbf16
+// CHECK: vector.load
+// CHECK-NOT: arith.xori
+gpu.module @m {
+  gpu.func @tiles(%x: bf16, %i: index, %j: index, %o: memref<8xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %c8192 = arith.constant 8192 : index
+    %c12288 = arith.constant 12288 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %v = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %g = memref.memory_space_cast %v : memref<64x64xbf16, #gpu.address_space<workgroup>> to memref<64x64xbf16>
+    memref.store %x, %g[%i, %j] : memref<64x64xbf16>
+    gpu.barrier
+    %m = nvgpu.ldmatrix %v[%i, %j] {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %narrow = memref.view %sh[%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x32xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %narrow[%i, %j] : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %w = memref.view %sh[%c12288][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %w[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
+    %r = vector.load %w[%i, %c0] : memref<8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+    vector.store %r, %o[%c0] : memref<8xbf16>, vector<8xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Views that may overlap (the second starts inside the first): no buffer
+// of the memory is swizzled, since a swizzled one could be seen unswizzled
+// through the other.
+
+// CHECK-LABEL: gpu.func @overlap
+// CHECK-NOT: arith.xori
+gpu.module @m {
+  gpu.func @overlap(%x: bf16, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    %b = memref.view %sh[%c128][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %a[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %b[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
