@@ -65,7 +65,11 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     iteration per block, and every linalg op of the body spread over the
     block's threads — its parallel dims linearized and strided by the block
     size (reductions moved innermost and run in the thread), then a
-    `gpu.barrier`. The blocks of global buffers that the tile's
+    `gpu.barrier`. A copy (into or out of a tile buffer, heads moved or
+    not) whose two sides are contiguous along the same innermost loop of
+    whole 16-byte vectors moves a vector a thread at a time, under a run
+    time check that both start 16-byte aligned (the scalar copy
+    otherwise). The blocks of global buffers that the tile's
     contractions read many times (query tile, key and value blocks, the rows
     of a projection) are first staged into tile buffers where their views
     are made. The tile's buffers leave the heap: those that fit into
@@ -160,9 +164,11 @@ def DatGPUSwizzleSharedTiles : Pass<"dat-gpu-swizzle-shared-tiles"> {
     scalar loads, lie in different banks (unswizzled, every row starts in
     the same four banks: an 8-way conflict). Every access takes the
     swizzle: a buffer is rewritten only where each use is a `memref.load`,
-    a `memref.store` (of an element), an `nvgpu.ldmatrix` or a
-    `memref.dim`, directly or through `memref.memory_space_cast`; others
-    are left alone. Runs after `dat-gpu-warp-mma-to-nvvm`, in the device
+    a `memref.store` (of an element), a `vector.load` or `vector.store` of
+    at most 16 bytes from a column known to be a multiple of 16 bytes (the
+    vectorized staging copies), an `nvgpu.ldmatrix`, or a size or address
+    query, directly or through `memref.memory_space_cast`, and no other
+    view of the shared memory overlaps it; others are left alone. Runs after `dat-gpu-warp-mma-to-nvvm`, in the device
     module.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

@@ -210,6 +210,145 @@ static LogicalResult distribute(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Bytes a thread moves at once in a vectorized copy (LDG.128 / STS.128).
+static constexpr int64_t kCopyVectorBytes = 16;
+
+/// Whether whole vectors of `lanes` elements of `type`, starting at
+/// multiples of `lanes` along its contiguous innermost dim, start at
+/// multiples of `lanes` elements from its first (strides of the other dims
+/// multiples of `lanes`).
+static bool stridesAllowVectors(MemRefType type, int64_t lanes) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  // (Identity layout: every stride a multiple of the innermost size.)
+  if (type.getLayout().isIdentity())
+    return true;
+  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % lanes == 0;
+  });
+}
+
+/// Whether `memref`'s first element is `bytes`-aligned, at run time.
+static Value isAligned(OpBuilder &b, Location loc, Value memref,
+                       int64_t bytes) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value pointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value offset =
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            arith::ConstantIndexOp::create(
+                                b, loc, type.getElementTypeBitWidth() / 8));
+  Value address = arith::AddIOp::create(b, loc, pointer, offset);
+  Value rest = arith::RemUIOp::create(
+      b, loc, address, arith::ConstantIndexOp::create(b, loc, bytes));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// Spreads `op`, a copy (linalg.copy, or a generic that only yields its
+/// input through permutation maps: a tile staged with its heads moved)
+/// over the threads `tid` (of `blockDim`) 16 bytes at a time (one vector
+/// load and store each, LDG.128 and STS.128 on the GPU, where the scalar
+/// copy moves 2 bytes per instruction for bf16), where input and output
+/// are both contiguous along the same innermost loop, of whole vectors,
+/// and, checked at run time, 16-byte aligned; the scalar copy otherwise.
+/// None, changing nothing, where `op` does not have that form.
+static std::optional<LogicalResult> distributeVectorCopy(RewriterBase &rewriter,
+                                                         linalg::LinalgOp op,
+                                                         Value tid,
+                                                         Value blockDim) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() == 0)
+    return std::nullopt;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (body->getOperations().size() != 1 || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != body->getArgument(0))
+    return std::nullopt;
+  Value source = op.getDpsInputs()[0], target = op.getDpsInits()[0];
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  auto targetType = dyn_cast<MemRefType>(target.getType());
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!sourceType || !targetType ||
+      sourceType.getElementType() != targetType.getElementType() ||
+      !sourceType.getElementType().isIntOrFloat() || !maps[0].isPermutation() ||
+      !maps[1].isPermutation() ||
+      maps[0].getResults().back() != maps[1].getResults().back())
+    return std::nullopt;
+  unsigned rank = op.getNumLoops();
+  unsigned inner =
+      cast<AffineDimExpr>(maps[0].getResults().back()).getPosition();
+  int64_t elementBytes = sourceType.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0 || kCopyVectorBytes % elementBytes != 0)
+    return std::nullopt;
+  int64_t lanes = kCopyVectorBytes / elementBytes;
+  int64_t extent = op.getStaticLoopRanges()[inner];
+  if (ShapedType::isDynamic(extent) || extent % lanes != 0 ||
+      !stridesAllowVectors(sourceType, lanes) ||
+      !stridesAllowVectors(targetType, lanes))
+    return std::nullopt;
+
+  Location loc = op.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  rewriter.setInsertionPoint(op);
+  Value aligned = arith::AndIOp::create(
+      rewriter, loc, isAligned(rewriter, loc, source, kCopyVectorBytes),
+      isAligned(rewriter, loc, target, kCopyVectorBytes));
+  auto branch = scf::IfOp::create(rewriter, loc, aligned,
+                                  /*withElseRegion=*/true);
+  // for (l = tid; l < Π extents / lanes; l += blockDim): one vector each,
+  // the innermost loop fastest.
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d < rank; ++d)
+    if (d != inner)
+      order.push_back(d);
+  order.push_back(inner);
+  SmallVector<Value> counts;
+  for (unsigned d : order)
+    counts.push_back(d == inner ? index(extent / lanes)
+                                : getValueOrCreateConstantIndexOp(
+                                      rewriter, loc, ranges[d].size));
+  Value total = index(1);
+  for (Value count : counts)
+    total = arith::MulIOp::create(rewriter, loc, total, count);
+  auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockDim);
+  rewriter.setInsertionPointToStart(strided.getBody());
+  SmallVector<Value> ivs(rank);
+  Value rest = strided.getInductionVar();
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    ivs[order[i]] =
+        i == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[i]);
+    if (i > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[i]);
+  }
+  ivs[inner] = arith::MulIOp::create(rewriter, loc, ivs[inner], index(lanes));
+  auto at = [&](AffineMap map) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+    return indices;
+  };
+  auto vectorType = VectorType::get({lanes}, sourceType.getElementType());
+  Value vector = vector::LoadOp::create(rewriter, loc, vectorType, source,
+                                        at(maps[0]), /*nontemporal=*/false,
+                                        llvm::MaybeAlign(kCopyVectorBytes));
+  vector::StoreOp::create(rewriter, loc, vector, target, at(maps[1]),
+                          /*nontemporal=*/false,
+                          llvm::MaybeAlign(kCopyVectorBytes));
+  // Else the scalar copy.
+  rewriter.setInsertionPointToStart(branch.elseBlock());
+  auto scalar = cast<linalg::LinalgOp>(rewriter.clone(*op));
+  rewriter.eraseOp(op);
+  return distribute(rewriter, scalar, tid, blockDim);
+}
+
 /// Stages the blocks of global buffers that the tile's contractions read —
 /// the query tile, the key and value blocks, the rows a projection reads —
 /// into tile buffers, copied once where their view is made (once per tile,
@@ -507,7 +646,10 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       rewriter.moveOpBefore(op, threads.getBody()->getTerminator());
       tid = threads.getInductionVar();
     }
-    if (failed(distribute(rewriter, op, tid, blockDim)))
+    std::optional<LogicalResult> vectors =
+        distributeVectorCopy(rewriter, op, tid, blockDim);
+    if (vectors ? failed(*vectors)
+                : failed(distribute(rewriter, op, tid, blockDim)))
       return failure();
     if (!emulate) {
       rewriter.setInsertionPoint(next);

@@ -9,11 +9,13 @@
 // row r lives at chunk c ^ (r mod 8)) spreads those 8 rows over all 32
 // banks. The swizzle permutes the chunks of each row, so it is correct for
 // any access pattern as long as every access to the buffer takes it: a
-// buffer is swizzled only where every use is an element load or store, an
-// ldmatrix (whose lanes address whole chunks) or a size query.
+// buffer is swizzled only where every use is an element load or store, a
+// vector load or store inside one chunk, an ldmatrix (whose lanes address
+// whole chunks) or a size or address query.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Conversion/Divisibility.h"
 #include "dat/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -44,7 +47,26 @@ std::optional<MutableOperandRange> accessIndices(Operation *op) {
     return store.getIndicesMutable();
   if (auto matrix = dyn_cast<nvgpu::LdMatrixOp>(op))
     return matrix.getIndicesMutable();
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return load.getIndicesMutable();
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return store.getIndicesMutable();
   return std::nullopt;
+}
+
+/// Whether the access `op` stays inside one chunk of `chunk` elements
+/// (an element, an ldmatrix row, a 1-D vector of at most a chunk from a
+/// multiple of it), so that permuting chunks keeps it whole.
+bool withinChunk(Operation *op, Value column, int64_t chunk) {
+  VectorType type;
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    type = load.getVectorType();
+  else if (auto store = dyn_cast<vector::StoreOp>(op))
+    type = store.getVectorType();
+  else
+    return true;
+  return type.getRank() == 1 && type.getNumElements() <= chunk &&
+         isKnownMultipleOf(column, chunk);
 }
 
 } // namespace
@@ -75,11 +97,18 @@ LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
         uses.push_back(cast.getResult());
         continue;
       }
-      if (isa<memref::DimOp>(user))
+      // (Sizes and addresses: the vectorized copies' alignment checks.)
+      if (isa<memref::DimOp, memref::ExtractStridedMetadataOp,
+              memref::ExtractAlignedPointerAsIndexOp>(user))
         continue;
-      if (!accessIndices(user))
+      std::optional<MutableOperandRange> indices = accessIndices(user);
+      if (!indices || !withinChunk(user, (*indices)[rank - 1].get(),
+                                   kChunkBytes / elementBytes))
         return failure();
       if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getValueToStore() == uses[i])
+        return failure();
+      if (auto store = dyn_cast<vector::StoreOp>(user);
           store && store.getValueToStore() == uses[i])
         return failure();
       accesses.push_back(user);

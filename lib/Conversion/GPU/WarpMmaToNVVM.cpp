@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Conversion/Divisibility.h"
 #include "dat/Conversion/Passes.h"
 #include "dat/Conversion/WarpMma.h"
 
@@ -173,31 +174,6 @@ SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value fragment) {
   return elements;
 }
 
-/// Whether `value` is a multiple of `m` by construction (constants, sums
-/// and products of such values; an scf.for's induction variable whose lower
-/// bound and step are).
-bool isMultipleOf(Value value, int64_t m) {
-  if (std::optional<int64_t> c = getConstantIntValue(value))
-    return *c % m == 0;
-  // (During the conversion an index op may still read the induction
-  // variable of a loop whose body moved: a block without a parent.)
-  if (auto iv = dyn_cast<BlockArgument>(value)) {
-    Operation *parent = iv.getOwner()->getParentOp();
-    auto loop = dyn_cast_if_present<scf::ForOp>(parent);
-    return loop && loop.getInductionVar() == iv &&
-           isMultipleOf(loop.getLowerBound(), m) &&
-           isMultipleOf(loop.getStep(), m);
-  }
-  Operation *op = value.getDefiningOp();
-  if (isa_and_present<arith::AddIOp, arith::SubIOp>(op))
-    return isMultipleOf(op->getOperand(0), m) &&
-           isMultipleOf(op->getOperand(1), m);
-  if (isa_and_present<arith::MulIOp>(op))
-    return isMultipleOf(op->getOperand(0), m) ||
-           isMultipleOf(op->getOperand(1), m);
-  return false;
-}
-
 /// Rows of 8 bf16 (16 bytes) that `ldmatrix` can read a tile from: the
 /// shared-memory memref `op` reads (through the cast to the generic address
 /// space the tile buffers are used through), whether the tile's first
@@ -231,14 +207,14 @@ FailureOr<MatrixSource> matrixSource(OpBuilder &b, vector::TransferReadOp op,
   // 16 bytes.
   auto view = shared.getDefiningOp<memref::ViewOp>();
   if (!view || !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
-      !isMultipleOf(view.getByteShift(), 16))
+      !isKnownMultipleOf(view.getByteShift(), 16))
     return failure();
   // Identity layout: the last dim is contiguous, every other dim's stride
   // a multiple of its size; rows start 16-byte aligned where that size is a
   // multiple of 8 and the tile's offset along it is too.
   int64_t last = type.getRank() - 1;
   if (ShapedType::isDynamic(type.getDimSize(last)) ||
-      type.getDimSize(last) % 8 != 0 || !isMultipleOf(indices[last], 8))
+      type.getDimSize(last) % 8 != 0 || !isKnownMultipleOf(indices[last], 8))
     return failure();
   AffineMap map = op.getPermutationMap();
   unsigned rowDim = cast<AffineDimExpr>(map.getResult(0)).getPosition();

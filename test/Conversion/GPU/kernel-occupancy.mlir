@@ -5,11 +5,18 @@
 // Kernels get nvvm.minctasm (PTX .minnctapersm), two blocks per SM by
 // default; a kernel that has one keeps it, other functions get none.
 
+// A kernel of small known blocks gets as many as fit the register file
+// at 168 registers a thread, where that is more: 3 of 128 threads (a
+// warp-row attention tile), still 2 of 256.
+
 // CHECK-LABEL: gpu.module @m
 // CHECK: gpu.func @k() kernel attributes {nvvm.minctasm = 2 : i32}
 // CHECK: gpu.func @set() kernel attributes {nvvm.minctasm = 1 : i32}
 // CHECK: gpu.func @helper() {
+// CHECK: gpu.func @warp_rows() kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 3 : i32}
+// CHECK: gpu.func @wide() kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32}
 // FOUR: gpu.func @k() kernel attributes {nvvm.minctasm = 4 : i32}
+// FOUR: gpu.func @warp_rows() kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 4 : i32}
 // BAD: dat-gpu-kernel-occupancy: blocks-per-sm must be positive, got 0
 gpu.module @m {
   gpu.func @k() kernel {
@@ -19,6 +26,12 @@ gpu.module @m {
     gpu.return
   }
   gpu.func @helper() {
+    gpu.return
+  }
+  gpu.func @warp_rows() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    gpu.return
+  }
+  gpu.func @wide() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     gpu.return
   }
 }

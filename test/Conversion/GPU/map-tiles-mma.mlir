@@ -113,10 +113,12 @@ func.func @values(%p: memref<4x64x32xf32>, %v: memref<2x32x16xbf16>, %o: memref<
 // -----
 
 // What stays on the threads: an fp32 program's contraction (no bf16
-// operand), and a body that is not a multiply-add.
+// operand), and a body that is not a multiply-add. (The staging copies'
+// 16-byte vectors are the only vector ops.)
 
 // GPU-LABEL: func.func @not_mma
-// GPU-NOT: vector.
+// GPU-NOT: vector.contract
+// GPU-NOT: vector.transfer
 // GPU: return
 func.func @not_mma(%a: memref<64x32xf32>, %b: memref<32x32xf32>, %c: memref<64x32xf32>,
                    %x: memref<64x32xbf16>, %y: memref<32x32xbf16>) {

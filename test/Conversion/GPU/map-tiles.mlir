@@ -128,6 +128,46 @@ func.func @not_a_tile(%x: memref<4xf32>) {
 
 // -----
 
+// Copies into and out of tile buffers move 16 bytes a thread at a time
+// (LDG.128 / STS.128) where both sides are contiguous along an innermost
+// dim of whole 16-byte vectors (64 bf16) and, checked at run time, 16-byte
+// aligned; the scalar copy otherwise, and always for rows of 36 bf16.
+
+// GPU-LABEL: func.func @vector_copy
+// GPU: %[[PTR:.+]] = memref.extract_aligned_pointer_as_index %[[SRC:.+]] : memref<16x64xbf16, strided<[64, 1], offset: ?>> -> index
+// GPU: %[[OK:.+]] = arith.andi
+// GPU: scf.if %[[OK]] {
+// GPU:   scf.for
+// GPU:     %[[V:.+]] = vector.load %[[SRC]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<16x64xbf16, strided<[64, 1], offset: ?>>, vector<8xbf16>
+// GPU:     vector.store %[[V]], %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<16x64xbf16>, vector<8xbf16>
+// GPU: } else {
+// GPU:   memref.load %[[SRC]]
+// GPU: gpu.barrier
+// GPU: vector.load %{{.+}} {alignment = 16 : i64} : memref<16x64xbf16>, vector<8xbf16>
+// GPU: gpu.barrier
+// GPU-NOT: vector.load
+// GPU: memref.load %{{.+}} : memref<16x36xbf16, strided<[36, 1], offset: ?>>
+// GPU-NOT: vector.load
+// GPU: return
+func.func @vector_copy(%x: memref<64x64xbf16>, %y: memref<64x64xbf16>, %u: memref<64x36xbf16>) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %xt = memref.subview %x[%i, 0] [16, 64] [1, 1] : memref<64x64xbf16> to memref<16x64xbf16, strided<[64, 1], offset: ?>>
+    %buf = memref.alloc() : memref<16x64xbf16>
+    memref.copy %xt, %buf : memref<16x64xbf16, strided<[64, 1], offset: ?>> to memref<16x64xbf16>
+    %yt = memref.subview %y[%i, 0] [16, 64] [1, 1] : memref<64x64xbf16> to memref<16x64xbf16, strided<[64, 1], offset: ?>>
+    memref.copy %buf, %yt : memref<16x64xbf16> to memref<16x64xbf16, strided<[64, 1], offset: ?>>
+    %ut = memref.subview %u[%i, 0] [16, 36] [1, 1] : memref<64x36xbf16> to memref<16x36xbf16, strided<[36, 1], offset: ?>>
+    %odd = memref.alloc() : memref<16x36xbf16>
+    memref.copy %ut, %odd : memref<16x36xbf16, strided<[36, 1], offset: ?>> to memref<16x36xbf16>
+    memref.copy %odd, %ut : memref<16x36xbf16> to memref<16x36xbf16, strided<[36, 1], offset: ?>>
+    memref.dealloc %buf : memref<16x64xbf16>
+    memref.dealloc %odd : memref<16x36xbf16>
+  } {dat.origin = "dat.attention"}
+  return
+}
+
+// -----
+
 // A contraction reads a block of a global buffer many times: the block is
 // staged (copied once by the block's threads, a barrier after) into shared
 // memory, ahead of the tile's other buffers, and the contraction reads the

@@ -63,3 +63,35 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A vectorized staging copy's 16-byte stores (8 bf16 from a multiple of 8)
+// are whole chunks: swizzled like the rest; the alignment checks' address
+// queries are not accesses. A vector store not known to start a chunk
+// leaves its buffer alone.
+
+// CHECK-LABEL: gpu.func @vectors
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: %[[C8:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[K:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[S:.+]] = arith.xori %[[C8]], %[[K]]
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %[[S]]]
+// CHECK-NOT: arith.xori
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<8x64xbf16
+gpu.module @m {
+  gpu.func @vectors(%v: vector<8xbf16>, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c1024 = arith.constant 1024 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    %g = memref.memory_space_cast %a : memref<8x64xbf16, #gpu.address_space<workgroup>> to memref<8x64xbf16>
+    %p = memref.extract_aligned_pointer_as_index %g : memref<8x64xbf16> -> index
+    %col = arith.muli %j, %c8 : index
+    vector.store %v, %g[%i, %col] {alignment = 16 : i64} : memref<8x64xbf16>, vector<8xbf16>
+    %b = memref.view %sh[%c1024][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    vector.store %v, %b[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+    gpu.return
+  }
+}
