@@ -105,7 +105,10 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
            "bf16 contractions as warp MMA tiles (vector IR for mma.sync)">,
     Option<"warpRows", "warp-rows", "bool", "true",
            "With mma: a warp per 16 rows of an online-softmax tile, its rows "
-           "of the per-row buffers in registers (FlashAttention-2)">
+           "of the per-row buffers in registers (FlashAttention-2)">,
+    Option<"vectorCopies", "vector-copies", "bool", "true",
+           "Copies of whole 16-byte vectors a thread at a time (aligned at "
+           "run time)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

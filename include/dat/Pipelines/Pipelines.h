@@ -187,6 +187,11 @@ struct GPUTargetOptions : public Base {
       llvm::cl::desc("With tensor-cores: operand tiles in shared memory read "
                      "with ldmatrix (dat-gpu-warp-mma-to-nvvm ldmatrix)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> vectorCopies{
+      *this, "vector-copies",
+      llvm::cl::desc("Tile buffers' copies 16 bytes a thread at a time "
+                     "(dat-gpu-map-tiles vector-copies)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("Tile buffers of 128-byte rows XOR-swizzled in shared "

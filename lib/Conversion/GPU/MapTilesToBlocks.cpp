@@ -431,7 +431,8 @@ static std::string kernelName(scf::ForallOp forall) {
 
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
-                                 bool emulate, bool mma, bool warpRows) {
+                                 bool emulate, bool mma, bool warpRows,
+                                 bool vectorCopies) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -646,8 +647,9 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       rewriter.moveOpBefore(op, threads.getBody()->getTerminator());
       tid = threads.getInductionVar();
     }
-    std::optional<LogicalResult> vectors =
-        distributeVectorCopy(rewriter, op, tid, blockDim);
+    std::optional<LogicalResult> vectors;
+    if (vectorCopies)
+      vectors = distributeVectorCopy(rewriter, op, tid, blockDim);
     if (vectors ? failed(*vectors)
                 : failed(distribute(rewriter, op, tid, blockDim)))
       return failure();
@@ -703,7 +705,7 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory, emulate,
-                             mma, warpRows))) {
+                             mma, warpRows, vectorCopies))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

@@ -1,6 +1,7 @@
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0" | FileCheck %s --check-prefix=SCRATCH
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="emulate=true block-size=64" | FileCheck %s --check-prefix=EMU
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="vector-copies=false" | FileCheck %s --check-prefix=SCALAR
 
 // A tile loop (a row block of a softmax-like computation): one kernel with a
 // block per iteration of the forall; the tile buffers (bounded by the tile
@@ -133,6 +134,9 @@ func.func @not_a_tile(%x: memref<4xf32>) {
 // dim of whole 16-byte vectors (64 bf16) and, checked at run time, 16-byte
 // aligned; the scalar copy otherwise, and always for rows of 36 bf16.
 
+// SCALAR-LABEL: func.func @vector_copy
+// SCALAR-NOT: vector.load
+// SCALAR: return
 // GPU-LABEL: func.func @vector_copy
 // GPU: %[[PTR:.+]] = memref.extract_aligned_pointer_as_index %[[SRC:.+]] : memref<16x64xbf16, strided<[64, 1], offset: ?>> -> index
 // GPU: %[[OK:.+]] = arith.andi
