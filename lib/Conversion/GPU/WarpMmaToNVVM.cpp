@@ -711,11 +711,8 @@ struct FragmentInsertHalf final
   LogicalResult
   matchAndRewrite(vector::InsertStridedSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    SmallVector<int64_t> offsets, strides;
-    for (Attribute a : op.getOffsets())
-      offsets.push_back(cast<IntegerAttr>(a).getInt());
-    for (Attribute a : op.getStrides())
-      strides.push_back(cast<IntegerAttr>(a).getInt());
+    auto offsets = extractFromIntegerArrayAttr<int64_t>(op.getOffsets());
+    auto strides = extractFromIntegerArrayAttr<int64_t>(op.getStrides());
     if (roleOf(op.getSourceVectorType()) != Role::C ||
         roleOf(op.getDestVectorType()) != Role::A || offsets[0] != 0 ||
         (offsets[1] != 0 && offsets[1] != kWarpMmaN) ||
@@ -744,11 +741,8 @@ struct FragmentExtractHalf final
   LogicalResult
   matchAndRewrite(vector::ExtractStridedSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    SmallVector<int64_t> offsets, strides;
-    for (Attribute a : op.getOffsets())
-      offsets.push_back(cast<IntegerAttr>(a).getInt());
-    for (Attribute a : op.getStrides())
-      strides.push_back(cast<IntegerAttr>(a).getInt());
+    auto offsets = extractFromIntegerArrayAttr<int64_t>(op.getOffsets());
+    auto strides = extractFromIntegerArrayAttr<int64_t>(op.getStrides());
     if (roleOf(op.getSourceVectorType()) != Role::A ||
         roleOf(op.getType()) != Role::B || offsets.size() != 2 ||
         (offsets[0] != 0 && offsets[0] != kWarpMmaN) || offsets[1] != 0 ||
