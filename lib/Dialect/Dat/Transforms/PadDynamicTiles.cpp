@@ -358,6 +358,96 @@ LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
   return success();
 }
 
+LogicalResult padTileRows(RewriterBase &rewriter, scf::ForallOp loop) {
+  Block *body = loop.getBody();
+  // The one dynamic size the body's own tensors take that the body itself
+  // computes (a key loop's last block has a size of its own).
+  Value rows;
+  WalkResult walk = loop.walk([&](tensor::EmptyOp empty) {
+    for (Value size : empty.getDynamicSizes()) {
+      if (size.getParentBlock() != body)
+        continue;
+      if (rows && size != rows)
+        return WalkResult::interrupt();
+      rows = size;
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || !rows)
+    return failure();
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, rows, /*stopCondition=*/nullptr,
+      /*closedUB=*/true);
+  if (failed(bound) || *bound < 1)
+    return failure();
+  // Its uses: the body's tensors, slices of tensors from outside (the
+  // query rows, the destination), the insert.
+  SmallVector<tensor::EmptyOp> empties;
+  SmallVector<tensor::ExtractSliceOp> slices;
+  SmallVector<tensor::ParallelInsertSliceOp> inserts;
+  for (OpOperand &use : rows.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto empty = dyn_cast<tensor::EmptyOp>(user)) {
+      empties.push_back(empty);
+    } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+               slice && slice->getParentOp() == loop.getOperation() &&
+               !llvm::is_contained(slice.getOffsets(), rows) &&
+               slice.getSourceType().getRank() ==
+                   slice.getResultType().getRank()) {
+      slices.push_back(slice);
+    } else if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(user);
+               insert && !llvm::is_contained(insert.getOffsets(), rows) &&
+               insert.getSourceType().getRank() ==
+                   insert.getDestType().getRank()) {
+      inserts.push_back(insert);
+    } else {
+      return failure();
+    }
+  }
+  if (inserts.empty())
+    return failure();
+
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPointAfterValue(rows);
+  Value full = arith::ConstantIndexOp::create(rewriter, loc, *bound);
+  for (tensor::EmptyOp empty : empties)
+    rewriter.modifyOpInPlace(empty, [&] {
+      for (OpOperand &size : empty->getOpOperands())
+        if (size.get() == rows)
+          size.set(full);
+    });
+  // Slices padded with zeros at their ends: padded query rows give finite
+  // scores and are dropped at the insert.
+  for (tensor::ExtractSliceOp slice : slices) {
+    RankedTensorType type = slice.getResultType();
+    SmallVector<int64_t> shape(type.getShape());
+    for (auto [i, size] : llvm::enumerate(slice.getMixedSizes()))
+      if (dyn_cast<Value>(size) == rows)
+        shape[i] = *bound;
+    rewriter.setInsertionPointAfter(slice);
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+    Value padded = tensor::createPadHighOp(
+        RankedTensorType::get(shape, type.getElementType()), slice, zero,
+        /*nofold=*/false, loc, rewriter);
+    Value cast = tensor::CastOp::create(rewriter, loc, type, padded);
+    rewriter.replaceAllUsesExcept(slice, cast, padded.getDefiningOp());
+  }
+  // The insert takes the actual rows.
+  for (tensor::ParallelInsertSliceOp insert : inserts) {
+    rewriter.setInsertionPoint(loop.getTerminator());
+    int64_t rank = insert.getSourceType().getRank();
+    Value rowsOf = tensor::ExtractSliceOp::create(
+        rewriter, loc, insert.getSource(),
+        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0)),
+        insert.getMixedSizes(),
+        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    rewriter.modifyOpInPlace(insert,
+                             [&] { insert.getSourceMutable().set(rowsOf); });
+  }
+  return success();
+}
+
 /// Keys of the blocks a key loop's last block is split into.
 static constexpr int64_t kKeyBlock = 16;
 
@@ -415,17 +505,19 @@ struct PadDynamicTilesPass final
         return shaped && !shaped.hasStaticShape();
       });
     };
-    // Projections' last row tiles, key loops' last blocks.
-    SmallVector<scf::ForallOp> restRows;
+    // Projections' last row tiles, flash tiles' last query tiles, key
+    // loops' last blocks.
+    SmallVector<scf::ForallOp> restRows, restQueries;
     SmallVector<scf::ForOp> keyLoops;
     getOperation()->walk([&](FunctionOpInterface fn) {
       if (!hasDynamicArgument(fn))
         return;
       fn.walk([&](scf::ForallOp loop) {
         auto origin = loop->getAttrOfType<StringAttr>(kOriginAttr);
-        if (origin && origin.getValue() == "projection" &&
-            loop->hasAttr(kRestOfSplitAttr))
-          restRows.push_back(loop);
+        if (!origin || !loop->hasAttr(kRestOfSplitAttr))
+          return;
+        (origin.getValue() == "projection" ? restRows : restQueries)
+            .push_back(loop);
       });
       fn.walk([&](scf::ForOp loop) { keyLoops.push_back(loop); });
     });
@@ -433,6 +525,8 @@ struct PadDynamicTilesPass final
     for (scf::ForallOp loop : restRows)
       (void)splitRowBlocks(rewriter, loop, kRowBlock);
     bool split = false;
+    for (scf::ForallOp loop : restQueries)
+      split |= succeeded(padTileRows(rewriter, loop));
     for (scf::ForOp loop : keyLoops)
       split |= succeeded(splitLastKeyBlock(rewriter, loop, kKeyBlock));
     // The full blocks' sizes folded to constants (and their types static)

@@ -232,3 +232,40 @@ func.func @last_key_block(%s: tensor<8x?xf32>, %init: tensor<8xf32>, %split: ind
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A flash tile loop's last query tile over a dynamic length: the whole tile
+// at its bound of 64 rows — the query rows and the destination padded with
+// zeros once, the tile's own tensors made at 64 rows (here a row scale),
+// the result's actual rows inserted — rather than each op padded.
+
+// CHECK-LABEL: func.func @last_query_tile
+// CHECK: scf.forall
+// CHECK:   %[[ROWS:.+]] = affine.min
+// CHECK:   %[[Q:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0] [%[[ROWS]], 64] [1, 1]
+// CHECK:   %[[QP:.+]] = tensor.pad %[[Q]] low[0, 0] high[%{{.+}}, 0]
+// CHECK:   %[[R:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<64x64xf32>) outs(%{{.+}} : tensor<64x64xf32>)
+// CHECK:   %[[OUT:.+]] = tensor.extract_slice %[[R]][0, 0] [%[[ROWS]], 64] [1, 1] : tensor<64x64xf32> to tensor<?x64xf32>
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %[[OUT]] into %{{.+}}[%{{.+}}, 0] [%[[ROWS]], 64] [1, 1]
+// CHECK-NOT: tensor.pad
+func.func @last_query_tile(%q: tensor<?x64xf32>, %out: tensor<?x64xf32>, %split: index) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %q, %c0 : tensor<?x64xf32>
+  %r = scf.forall (%i) = (%split) to (%n) step (64) shared_outs(%o = %out) -> (tensor<?x64xf32>) {
+    %rows = affine.min affine_map<(d0)[s0] -> (64, s0 - d0)>(%i)[%n]
+    %qt = tensor.extract_slice %q[%i, 0] [%rows, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+    %e = tensor.empty(%rows) : tensor<?x64xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%qt : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.mulf %a, %a : f32
+      linalg.yield %m : f32
+    } -> tensor<?x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i, 0] [%rows, 64] [1, 1] : tensor<?x64xf32> into tensor<?x64xf32>
+    }
+  } {dat.origin = "dat.attention", dat.rest_of_split}
+  return %r : tensor<?x64xf32>
+}

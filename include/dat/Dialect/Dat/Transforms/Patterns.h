@@ -153,6 +153,16 @@ FailureOr<linalg::LinalgOp> padDynamicTile(RewriterBase &rewriter,
 LogicalResult splitRowBlocks(RewriterBase &rewriter, scf::ForallOp loop,
                              int64_t rows);
 
+/// In `loop`, a tile loop whose body's tensors are sized by one dynamic
+/// number of rows bounded by a constant (a flash tile loop's last query
+/// tile over a dynamic length), the whole tile computed at that bound: the
+/// slices it takes of tensors from outside padded with zeros, its own
+/// tensors made at the bound, its result sliced to the rows before the
+/// insert. Once canonicalized, the body is the full tiles' (static), where
+/// padding each op inside the key loop pads and copies the row state every
+/// key block. Fails, changing nothing, where the rows are used otherwise.
+LogicalResult padTileRows(RewriterBase &rewriter, scf::ForallOp loop);
+
 /// Where `loop` runs from a dynamic split to a dynamic length in steps of a
 /// multiple of `keys` and its body uses the length only for its block's
 /// size, length - iv (a key loop's last block, as scf-for-loop-peeling
