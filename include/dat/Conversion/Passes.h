@@ -40,7 +40,9 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
 /// XOR-swizzles the 16-byte chunks of each row of the shared-memory tile
 /// buffer `view` by the row's index mod 8, rewriting every access; fails,
 /// changing nothing, where its rows are not a multiple of 128 bytes or a
-/// use is not an element load or store, an ldmatrix or a size query (see
+/// use is not an element load or store, a vector load or store inside one
+/// 16-byte chunk, an ldmatrix or a size or address query. The caller makes
+/// sure no other view of the shared memory overlaps `view` (see
 /// dat-gpu-swizzle-shared-tiles).
 LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
                                       memref::ViewOp view);

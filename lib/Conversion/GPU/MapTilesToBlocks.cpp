@@ -132,6 +132,29 @@ static Operation *findUnmappableOp(scf::ForallOp forall) {
   return unmappable;
 }
 
+/// for (l = tid; l < Π counts; l += blockDim): the loop, the insertion point
+/// at the start of its body, and l delinearized over `counts` (the last
+/// fastest).
+static SmallVector<Value> spreadOverThreads(RewriterBase &rewriter,
+                                            Location loc,
+                                            ArrayRef<Value> counts, Value tid,
+                                            Value blockDim) {
+  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (Value count : counts)
+    total = arith::MulIOp::create(rewriter, loc, total, count);
+  auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockDim);
+  rewriter.setInsertionPointToStart(strided.getBody());
+  SmallVector<Value> positions(counts.size());
+  Value rest = strided.getInductionVar();
+  for (int64_t d = counts.size() - 1; d >= 0; --d) {
+    positions[d] =
+        d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+  }
+  return positions;
+}
+
 /// Spreads the linalg op `op` over the threads `tid` (of `blockDim`): the
 /// parallel iterations, linearized, go to threads in strides of the block
 /// size; reductions run innermost in the thread. An op without parallel
@@ -181,31 +204,22 @@ static LogicalResult distribute(RewriterBase &rewriter, linalg::LinalgOp op,
   // for (l = tid; l < Π counts; l += blockDim) ivs = delinearize(l)
   rewriter.setInsertionPoint(parallel);
   SmallVector<Value> counts;
-  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
   for (auto [lb, ub, step] :
        llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
                  parallel.getStep())) {
     Value extent = arith::SubIOp::create(rewriter, loc, ub, lb);
     counts.push_back(arith::CeilDivUIOp::create(rewriter, loc, extent, step));
-    total = arith::MulIOp::create(rewriter, loc, total, counts.back());
   }
-  auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockDim);
-  rewriter.setInsertionPointToStart(strided.getBody());
-  Value rest = strided.getInductionVar();
-  SmallVector<Value> ivs(counts.size());
-  for (int64_t d = counts.size() - 1; d >= 0; --d) {
-    Value index =
-        d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
-    Value scaled =
-        arith::MulIOp::create(rewriter, loc, index, parallel.getStep()[d]);
-    ivs[d] = arith::AddIOp::create(rewriter, loc, parallel.getLowerBound()[d],
-                                   scaled);
-    if (d > 0)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
-  }
+  SmallVector<Value> ivs =
+      spreadOverThreads(rewriter, loc, counts, tid, blockDim);
+  for (auto [iv, lb, step] :
+       llvm::zip(ivs, parallel.getLowerBound(), parallel.getStep()))
+    iv = arith::AddIOp::create(rewriter, loc, lb,
+                               arith::MulIOp::create(rewriter, loc, iv, step));
   Block *body = parallel.getBody();
   rewriter.eraseOp(body->getTerminator());
-  rewriter.inlineBlockBefore(body, strided.getBody()->getTerminator(), ivs);
+  rewriter.inlineBlockBefore(
+      body, rewriter.getInsertionBlock()->getTerminator(), ivs);
   rewriter.eraseOp(parallel);
   return success();
 }
@@ -315,19 +329,11 @@ static std::optional<LogicalResult> distributeVectorCopy(RewriterBase &rewriter,
     counts.push_back(d == inner ? index(extent / lanes)
                                 : getValueOrCreateConstantIndexOp(
                                       rewriter, loc, ranges[d].size));
-  Value total = index(1);
-  for (Value count : counts)
-    total = arith::MulIOp::create(rewriter, loc, total, count);
-  auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockDim);
-  rewriter.setInsertionPointToStart(strided.getBody());
+  SmallVector<Value> positions =
+      spreadOverThreads(rewriter, loc, counts, tid, blockDim);
   SmallVector<Value> ivs(rank);
-  Value rest = strided.getInductionVar();
-  for (int64_t i = rank - 1; i >= 0; --i) {
-    ivs[order[i]] =
-        i == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[i]);
-    if (i > 0)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[i]);
-  }
+  for (auto [d, position] : llvm::zip(order, positions))
+    ivs[d] = position;
   ivs[inner] = arith::MulIOp::create(rewriter, loc, ivs[inner], index(lanes));
   auto at = [&](AffineMap map) {
     SmallVector<Value> indices;

@@ -105,11 +105,9 @@ LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
       if (!indices || !withinChunk(user, (*indices)[rank - 1].get(),
                                    kChunkBytes / elementBytes))
         return failure();
-      if (auto store = dyn_cast<memref::StoreOp>(user);
-          store && store.getValueToStore() == uses[i])
-        return failure();
-      if (auto store = dyn_cast<vector::StoreOp>(user);
-          store && store.getValueToStore() == uses[i])
+      // (The buffer itself stored somewhere would escape.)
+      if (user->getOperand(0) == uses[i] &&
+          isa<memref::StoreOp, vector::StoreOp>(user))
         return failure();
       accesses.push_back(user);
     }

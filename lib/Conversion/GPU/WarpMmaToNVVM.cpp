@@ -313,29 +313,27 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
     if (ldmatrix)
       source = matrixSource(rewriter, op, adaptor.getBase(),
                             adaptor.getIndices(), *role);
-    if (succeeded(source) && !source->inside) {
-      rewriter.replaceOp(op,
-                         loadMatrixFragment(rewriter, op, adaptor.getIndices(),
-                                            *source, *role, fragment));
+    if (failed(source)) {
+      rewriter.replaceOp(
+          op, readScalarFragment(rewriter, op, adaptor, *role, fragment));
       return success();
     }
-    scf::IfOp inside;
-    if (succeeded(source)) {
-      inside = scf::IfOp::create(rewriter, loc, fragment, source->inside,
-                                 /*withElseRegion=*/true);
-      rewriter.setInsertionPointToStart(inside.thenBlock());
-      scf::YieldOp::create(rewriter, loc,
-                           loadMatrixFragment(rewriter, op,
-                                              adaptor.getIndices(), *source,
-                                              *role, fragment));
-      rewriter.setInsertionPointToStart(inside.elseBlock());
-    }
-    Value scalar = readScalarFragment(rewriter, op, adaptor, *role, fragment);
-    if (!inside) {
-      rewriter.replaceOp(op, scalar);
+    ValueRange indices = adaptor.getIndices();
+    if (!source->inside) {
+      rewriter.replaceOp(op, loadMatrixFragment(rewriter, op, indices, *source,
+                                                *role, fragment));
       return success();
     }
-    scf::YieldOp::create(rewriter, loc, scalar);
+    auto inside = scf::IfOp::create(rewriter, loc, fragment, source->inside,
+                                    /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(inside.thenBlock());
+    scf::YieldOp::create(
+        rewriter, loc,
+        loadMatrixFragment(rewriter, op, indices, *source, *role, fragment));
+    rewriter.setInsertionPointToStart(inside.elseBlock());
+    scf::YieldOp::create(
+        rewriter, loc,
+        readScalarFragment(rewriter, op, adaptor, *role, fragment));
     rewriter.replaceOp(op, inside.getResult(0));
     return success();
   }

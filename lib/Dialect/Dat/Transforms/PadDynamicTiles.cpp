@@ -524,14 +524,14 @@ struct PadDynamicTilesPass final
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp loop : restRows)
       (void)splitRowBlocks(rewriter, loop, kRowBlock);
-    bool split = false;
+    bool changed = false;
     for (scf::ForallOp loop : restQueries)
-      split |= succeeded(padTileRows(rewriter, loop));
+      changed |= succeeded(padTileRows(rewriter, loop));
     for (scf::ForOp loop : keyLoops)
-      split |= succeeded(splitLastKeyBlock(rewriter, loop, kKeyBlock));
-    // The full blocks' sizes folded to constants (and their types static)
-    // before the dynamic ones are padded.
-    if (split) {
+      changed |= succeeded(splitLastKeyBlock(rewriter, loop, kKeyBlock));
+    // The padded tiles' and the full blocks' sizes folded to constants (and
+    // their types static) before the dynamic ones left are padded op by op.
+    if (changed) {
       MLIRContext *ctx = &getContext();
       RewritePatternSet patterns(ctx);
       for (Dialect *dialect : ctx->getLoadedDialects())
