@@ -28,6 +28,12 @@ inline constexpr int64_t kWarpSize = 32;
 /// A warp's strip: up to this many 16×8 output tiles side by side (n), so
 /// that each step's A fragment serves them all.
 inline constexpr int64_t kWarpMmaStrip = 4;
+/// Where a contraction has work for every warp in tiles this large (a
+/// projection's 64 rows × d_out), a warp computes 2 rows of 16 by 8 tiles
+/// of 8 (32×64): per 16-wide step 2 A and 8 B fragment reads for 16 mma,
+/// where a 16×32 strip needs 1 and 4 for 4.
+inline constexpr int64_t kWarpMmaWideRows = 32;
+inline constexpr int64_t kWarpMmaWideColumns = 64;
 
 /// Whether `op` is a contraction the warps can run on tensor cores:
 /// `C[.., m, n] += A[.., m, k] · B[.., n or k ...]` on buffers (one m, n and
@@ -85,8 +91,10 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
 
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of
 /// `warps` computes every `warps`-th strip of up to kWarpMmaStrip 16×8
-/// output tiles (batch loops outermost) as a loop of 16-wide steps, each
-/// one A fragment and a vector.contract per tile of the strip (A 16×16, B
+/// output tiles (batch loops outermost; a 32×64 block of them where the
+/// extents are known multiples of that with a block for every warp) as a
+/// loop of 16-wide steps, each one A fragment per 16 rows and a
+/// vector.contract per tile (A 16×16, B
 /// 8×16 as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
 /// padded: their reads past the op's extents give zeros and their writes
 /// stop there. A null `warp` runs the warps one after another (the CPU

@@ -276,14 +276,23 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   };
   // A warp computes a strip of up to kWarpMmaStrip 16×8 tiles side by side
   // (fewer where n is known to be narrower): each step's A fragment serves
-  // them all.
-  int64_t blocks = kWarpMmaStrip;
-  if (std::optional<int64_t> width = getConstantIntValue(ranges[n].size))
+  // them all. Where every warp still gets one, a 32×64 block of tiles:
+  // each B fragment serves two A fragments as well.
+  int64_t blocks = kWarpMmaStrip, rowTiles = 1;
+  std::optional<int64_t> width = getConstantIntValue(ranges[n].size);
+  std::optional<int64_t> height = getConstantIntValue(ranges[m].size);
+  if (width)
     blocks = std::clamp<int64_t>(llvm::divideCeil(*width, kWarpMmaN), 1,
                                  kWarpMmaStrip);
-  int64_t strip = blocks * kWarpMmaN;
+  if (width && height && *width % kWarpMmaWideColumns == 0 &&
+      *height % kWarpMmaWideRows == 0 &&
+      (*width / kWarpMmaWideColumns) * (*height / kWarpMmaWideRows) >= warps) {
+    blocks = kWarpMmaWideColumns / kWarpMmaN;
+    rowTiles = kWarpMmaWideRows / kWarpMmaM;
+  }
+  int64_t strip = blocks * kWarpMmaN, rows = rowTiles * kWarpMmaM;
   tile.inBounds = {
-      {m, whole(m, kWarpMmaM)}, {n, whole(n, strip)}, {k, whole(k, kWarpMmaK)}};
+      {m, whole(m, rows)}, {n, whole(n, strip)}, {k, whole(k, kWarpMmaK)}};
 
   // for (t = warp; t < strips; t += warps): one strip of 16×8 output tiles
   // per step, batch dims outermost, n fastest.
@@ -302,8 +311,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   for (unsigned loop : outer) {
     Value count = extent(loop);
     if (loop == m)
-      count =
-          arith::CeilDivUIOp::create(rewriter, loc, count, index(kWarpMmaM));
+      count = arith::CeilDivUIOp::create(rewriter, loc, count, index(rows));
     else if (loop == n)
       count = arith::CeilDivUIOp::create(rewriter, loc, count, index(strip));
     counts.push_back(count);
@@ -317,8 +325,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
     Value position =
         d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
     if (outer[d] == m)
-      position =
-          arith::MulIOp::create(rewriter, loc, position, index(kWarpMmaM));
+      position = arith::MulIOp::create(rewriter, loc, position, index(rows));
     else if (outer[d] == n)
       position = arith::MulIOp::create(rewriter, loc, position, index(strip));
     tile.ivs[outer[d]] = position;
@@ -328,28 +335,40 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
 
   OpOperand &lhs = op->getOpOperand(0), &rhs = op->getOpOperand(1),
             &out = op->getOpOperand(2);
-  Value stripStart = tile.ivs[n];
-  auto atBlock = [&](int64_t j) {
-    tile.ivs[n] = j == 0 ? stripStart
-                         : arith::AddIOp::create(rewriter, loc, stripStart,
-                                                 index(j * kWarpMmaN))
-                               .getResult();
+  Value stripStart = tile.ivs[n], rowStart = tile.ivs[m];
+  auto at = [&](Value start, int64_t offset) {
+    return offset == 0
+               ? start
+               : arith::AddIOp::create(rewriter, loc, start, index(offset))
+                     .getResult();
   };
+  auto atBlock = [&](int64_t j) {
+    tile.ivs[n] = at(stripStart, j * kWarpMmaN);
+  };
+  auto atRows = [&](int64_t r) { tile.ivs[m] = at(rowStart, r * kWarpMmaM); };
+  // Accumulator r * blocks + j: the 16×8 tile at rows r, columns j.
   tile.ivs[k] = index(0);
   SmallVector<Value> accs;
-  for (int64_t j = 0; j < blocks; ++j) {
-    atBlock(j);
-    accs.push_back(
-        readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN}));
+  for (int64_t r = 0; r < rowTiles; ++r) {
+    atRows(r);
+    for (int64_t j = 0; j < blocks; ++j) {
+      atBlock(j);
+      accs.push_back(
+          readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN}));
+    }
   }
   auto steps = scf::ForOp::create(rewriter, loc, index(0), extent(k),
                                   index(kWarpMmaK), accs);
   rewriter.setInsertionPointToStart(steps.getBody());
   tile.ivs[k] = steps.getInductionVar();
-  Value a = warpMmaOperand(
-      rewriter, loc,
-      readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK}));
-  SmallVector<Value> sums;
+  SmallVector<Value> as;
+  for (int64_t r = 0; r < rowTiles; ++r) {
+    atRows(r);
+    as.push_back(warpMmaOperand(
+        rewriter, loc,
+        readTile(rewriter, loc, op, lhs, tile, m, k, {kWarpMmaM, kWarpMmaK})));
+  }
+  SmallVector<Value> sums(accs.size());
   // (B tiles two at a time: one ldmatrix.x4 for both.)
   for (int64_t j = 0; j < blocks; j += 2) {
     atBlock(j);
@@ -357,25 +376,32 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
         readWarpMmaBTiles(rewriter, loc, op, rhs, tile.ivs, n, k,
                           std::min<int64_t>(2, blocks - j),
                           {tile.inBounds.lookup(n), tile.inBounds.lookup(k)});
-    for (auto [i, b] : llvm::enumerate(bs))
-      sums.push_back(buildWarpMmaContract(rewriter, loc, a,
-                                          warpMmaOperand(rewriter, loc, b),
-                                          steps.getRegionIterArgs()[j + i]));
+    for (auto [i, b] : llvm::enumerate(bs)) {
+      Value operand = warpMmaOperand(rewriter, loc, b);
+      for (int64_t r = 0; r < rowTiles; ++r) {
+        int64_t acc = r * blocks + j + i;
+        sums[acc] = buildWarpMmaContract(rewriter, loc, as[r], operand,
+                                         steps.getRegionIterArgs()[acc]);
+      }
+    }
   }
   scf::YieldOp::create(rewriter, loc, sums);
 
   rewriter.setInsertionPointAfter(steps);
   tile.ivs[k] = index(0);
-  for (int64_t j = 0; j < blocks; ++j) {
-    atBlock(j);
-    auto [indices, permutation] =
-        tileAccess(rewriter, loc, op, out, tile.ivs, m, n);
-    vector::TransferWriteOp::create(
-        rewriter, loc, steps.getResult(j), out.get(), indices,
-        AffineMapAttr::get(permutation),
-        /*mask=*/Value(),
-        rewriter.getBoolArrayAttr(
-            {tile.inBounds.lookup(m), tile.inBounds.lookup(n)}));
+  for (int64_t r = 0; r < rowTiles; ++r) {
+    atRows(r);
+    for (int64_t j = 0; j < blocks; ++j) {
+      atBlock(j);
+      auto [indices, permutation] =
+          tileAccess(rewriter, loc, op, out, tile.ivs, m, n);
+      vector::TransferWriteOp::create(
+          rewriter, loc, steps.getResult(r * blocks + j), out.get(), indices,
+          AffineMapAttr::get(permutation),
+          /*mask=*/Value(),
+          rewriter.getBoolArrayAttr(
+              {tile.inBounds.lookup(m), tile.inBounds.lookup(n)}));
+    }
   }
   rewriter.eraseOp(op);
   return success();

@@ -294,6 +294,60 @@ Value loadMatrixFragment(OpBuilder &b, vector::TransferReadOp op,
   return vector::FromElementsOp::create(b, loc, fragment, elements);
 }
 
+/// Whether a lane's fragment elements of the transfer `op` (on `base` at
+/// `indices`) can be loaded or stored two at a time, as one access of
+/// twice the width (a 32-bit load of two bf16): the elements 2i and 2i + 1
+/// of an A, B or C fragment are neighbours along the tile's columns, at an
+/// even column of the tile. That needs the columns to run along the
+/// memref's contiguous dim, and the pair's first element at an even offset
+/// from a first element aligned to the pair. nullopt where the layout rules
+/// it out; else the warp-uniform run-time condition that the memref's
+/// first element is so aligned, the tile's origin at an even
+/// offset, every other stride even and, where the transfer may run past
+/// the columns' end, their extent even (so that a pair is inside where
+/// its first element is).
+std::optional<Value> pairedAccess(OpBuilder &b, VectorTransferOpInterface op,
+                                  Value base, ValueRange indices) {
+  std::optional<Role> role = roleOf(op.getVectorType());
+  auto type = dyn_cast<MemRefType>(base.getType());
+  if (!role || role == Role::Row || !type ||
+      !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return std::nullopt;
+  unsigned last = type.getRank() - 1;
+  unsigned columnDim =
+      cast<AffineDimExpr>(op.getPermutationMap().getResult(1)).getPosition();
+  if (columnDim != last)
+    return std::nullopt;
+  Location loc = op.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, base);
+  // The tile origin's offset in elements from the aligned pointer, and the
+  // quantities that must be even.
+  SmallVector<Value> even{metadata.getOffset()};
+  for (unsigned d = 0; d < last; ++d)
+    even.push_back(metadata.getStrides()[d]);
+  even.push_back(indices[last]);
+  if (!op.isDimInBounds(1))
+    even.push_back(metadata.getSizes()[last]);
+  Value odd = arith::RemUIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base),
+      index(2 * bytes));
+  for (Value v : even)
+    if (!isKnownMultipleOf(v, 2))
+      odd = arith::OrIOp::create(b, loc, odd,
+                               arith::AndIOp::create(b, loc, v, index(1)));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd, index(0))
+      .getResult();
+}
+
 struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
   ReadFragment(const TypeConverter &converter, MLIRContext *ctx, bool ldmatrix)
       : OpConversionPattern(converter, ctx), ldmatrix(ldmatrix) {}
@@ -339,38 +393,84 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
   }
 
 private:
-  /// The fragment element by element, each load checked against the
-  /// memref's bounds where the transfer may run past them.
+  /// The fragment by the lane's own loads, two elements at a time where
+  /// pairedAccess allows (under its warp-uniform run-time condition), else
+  /// element by element.
   Value readScalarFragment(ConversionPatternRewriter &rewriter,
                            vector::TransferReadOp op, OpAdaptor adaptor,
                            Role role, VectorType fragment) const {
     Location loc = op.getLoc();
-    SmallVector<Value, 2> bounds =
-        boundsOf(rewriter, loc, op, adaptor.getBase());
+    std::optional<Value> paired =
+        pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
+    if (!paired)
+      return readElements(rewriter, op, adaptor, role, fragment, false);
+    auto branch = scf::IfOp::create(rewriter, loc, fragment, *paired,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(
+        rewriter, loc,
+        readElements(rewriter, op, adaptor, role, fragment, true));
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(
+        rewriter, loc,
+        readElements(rewriter, op, adaptor, role, fragment, false));
+    return branch.getResult(0);
+  }
+
+  /// The fragment's elements (two at a time with `pairs`: elements 2i and
+  /// 2i + 1, neighbours along the tile's columns), each load checked
+  /// against the memref's bounds where the transfer may run past them.
+  Value readElements(ConversionPatternRewriter &rewriter,
+                     vector::TransferReadOp op, OpAdaptor adaptor, Role role,
+                     VectorType fragment, bool pairs) const {
+    Location loc = op.getLoc();
+    Value base = adaptor.getBase();
+    Type element = adaptor.getPadding().getType();
+    int64_t width = pairs ? 2 : 1;
+    auto pairType = VectorType::get({2}, element);
+    Type loadedType = pairs ? Type(pairType) : element;
+    auto load = [&](ValueRange indices) -> Value {
+      if (!pairs)
+        return memref::LoadOp::create(rewriter, loc, base, indices);
+      return vector::LoadOp::create(
+          rewriter, loc, pairType, base, indices, /*nontemporal=*/false,
+          llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
+    };
+    SmallVector<Value, 2> bounds = boundsOf(rewriter, loc, op, base);
     SmallVector<Value> elements;
-    for (auto [row, column] : fragmentCoordinates(rewriter, loc, role)) {
+    auto coordinates = fragmentCoordinates(rewriter, loc, role);
+    for (size_t e = 0; e < coordinates.size(); e += width) {
+      auto [row, column] = coordinates[e];
       ElementAccess access = elementAccess(
           rewriter, loc, op, adaptor.getIndices(), bounds, row, column);
+      Value loaded;
       if (!access.valid) {
-        elements.push_back(memref::LoadOp::create(
-            rewriter, loc, adaptor.getBase(), access.indices));
+        loaded = load(access.indices);
+      } else {
+        // Past the end, the padding, and no load: a load at a clamped
+        // index would read an element another lane of the warp writes (the
+        // accumulators), which compute-sanitizer's racecheck reports. (A
+        // pair lies inside where its first element does: pairedAccess.)
+        auto inside = scf::IfOp::create(rewriter, loc, loadedType, access.valid,
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(inside.thenBlock());
+        scf::YieldOp::create(rewriter, loc, load(access.indices));
+        rewriter.setInsertionPointToStart(inside.elseBlock());
+        Value padding = adaptor.getPadding();
+        if (pairs)
+          padding =
+              vector::BroadcastOp::create(rewriter, loc, pairType, padding);
+        scf::YieldOp::create(rewriter, loc, padding);
+        loaded = inside.getResult(0);
+      }
+      if (!pairs) {
+        elements.push_back(loaded);
         continue;
       }
-      // Past the end, the padding, and no load: a load at a clamped index
-      // would read an element another lane of the warp writes (the
-      // accumulators), which compute-sanitizer's racecheck reports.
-      auto inside = scf::IfOp::create(
-          rewriter, loc, adaptor.getPadding().getType(), access.valid,
-          /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(inside.thenBlock());
-      scf::YieldOp::create(rewriter, loc,
-                           memref::LoadOp::create(
-                               rewriter, loc, adaptor.getBase(), access.indices)
-                               .getResult());
-      rewriter.setInsertionPointToStart(inside.elseBlock());
-      scf::YieldOp::create(rewriter, loc, adaptor.getPadding());
-      elements.push_back(inside.getResult(0));
+      for (int64_t i = 0; i < 2; ++i)
+        elements.push_back(vector::ExtractOp::create(rewriter, loc, loaded, i));
     }
     return vector::FromElementsOp::create(rewriter, loc, fragment, elements);
   }
@@ -387,26 +487,56 @@ struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
     if (role != Role::C || !isPlainTransfer(op))
       return rewriter.notifyMatchFailure(op, "not an MMA accumulator tile");
     Location loc = op.getLoc();
-    SmallVector<Value, 2> bounds =
-        boundsOf(rewriter, loc, op, adaptor.getBase());
+    // Two elements a store where pairedAccess allows (under its run-time
+    // condition), else one.
+    std::optional<Value> paired =
+        pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
+    if (paired) {
+      auto branch = scf::IfOp::create(rewriter, loc, *paired,
+                                      /*withElseRegion=*/true);
+      rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+      writeElements(rewriter, op, adaptor, *role, /*pairs=*/true);
+      rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
+    }
+    writeElements(rewriter, op, adaptor, *role, /*pairs=*/false);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  void writeElements(ConversionPatternRewriter &rewriter,
+                     vector::TransferWriteOp op, OpAdaptor adaptor, Role role,
+                     bool pairs) const {
+    Location loc = op.getLoc();
+    Value base = adaptor.getBase();
+    SmallVector<Value, 2> bounds = boundsOf(rewriter, loc, op, base);
     SmallVector<Value> elements =
         elementsOf(rewriter, loc, adaptor.getValueToStore());
-    for (auto [element, coordinate] :
-         llvm::zip(elements, fragmentCoordinates(rewriter, loc, *role))) {
-      ElementAccess access =
-          elementAccess(rewriter, loc, op, adaptor.getIndices(), bounds,
-                        coordinate.first, coordinate.second);
+    auto coordinates = fragmentCoordinates(rewriter, loc, role);
+    int64_t width = pairs ? 2 : 1;
+    for (size_t e = 0; e < coordinates.size(); e += width) {
+      auto [row, column] = coordinates[e];
+      ElementAccess access = elementAccess(
+          rewriter, loc, op, adaptor.getIndices(), bounds, row, column);
       OpBuilder::InsertionGuard guard(rewriter);
       if (access.valid) {
         auto inside = scf::IfOp::create(rewriter, loc, access.valid,
                                         /*withElseRegion=*/false);
         rewriter.setInsertionPoint(inside.thenBlock()->getTerminator());
       }
-      memref::StoreOp::create(rewriter, loc, element, adaptor.getBase(),
-                              access.indices);
+      if (!pairs) {
+        memref::StoreOp::create(rewriter, loc, elements[e], base,
+                                access.indices);
+        continue;
+      }
+      Type element = elements[e].getType();
+      Value pair = vector::FromElementsOp::create(
+          rewriter, loc, VectorType::get({2}, element),
+          ValueRange{elements[e], elements[e + 1]});
+      vector::StoreOp::create(
+          rewriter, loc, pair, base, access.indices, /*nontemporal=*/false,
+          llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
     }
-    rewriter.eraseOp(op);
-    return success();
   }
 };
 

@@ -142,3 +142,53 @@ func.func @not_mma(%a: memref<64x32xf32>, %b: memref<32x32xf32>, %c: memref<64x3
   } {dat.origin = "projection"}
   return
 }
+
+// -----
+
+// A projection's tile, 64 rows × 512 outputs over 256 inputs: work for
+// every warp in 32×64 blocks (2 × 8 of them for 8 warps), so each warp
+// computes 2 rows of 16 by 8 tiles of 8: per 16-wide step two A tiles
+// and four B pair reads, each B tile serving both A tiles (16 contracts).
+
+// GPU-LABEL: func.func @wide
+// GPU: gpu.launch
+// GPU:   scf.for %[[T:[a-z0-9_]+]] = %{{.+}} to %{{.+}} step %c8{{.*}}
+// GPU:     %[[N:.+]] = arith.remui %[[T]], %{{.+}}
+// GPU:     %[[N0:.+]] = arith.muli %[[N]], %c64{{.*}}
+// GPU:     %[[M:.+]] = arith.divui %[[T]], %{{.+}}
+// GPU:     %[[M0:.+]] = arith.muli %[[M]], %c32{{.*}}
+// GPU:     %[[ACC0:.+]] = vector.transfer_read %{{.+}}[%[[M0]], %[[N0]]], %{{.+}} {in_bounds = [true, true]} : memref<64x512xf32{{.*}}>, vector<16x8xf32>
+// GPU-COUNT-15: vector.transfer_read {{.*}} : memref<64x512xf32{{.*}}>, vector<16x8xf32>
+// GPU:     %[[SUM:.+]]:16 = scf.for %[[K:[a-z0-9_]+]] = %c0{{.*}} to %c256{{.*}} step %c16{{.*}} iter_args(%[[C0:[a-z0-9_]+]] = %[[ACC0]], {{.*}}) -> (vector<16x8xf32>, {{.*}})
+// GPU:       %[[A0:.+]] = vector.transfer_read %{{.+}}[%[[M0]], %[[K]]], %{{.+}} {in_bounds = [true, true]} : memref<64x256xbf16{{.*}}>, vector<16x16xbf16>
+// GPU:       %[[AF0:.+]] = arith.extf %[[A0]]
+// GPU:       %[[M1:.+]] = arith.addi %[[M0]], %c16{{.*}}
+// GPU:       %[[A1:.+]] = vector.transfer_read %{{.+}}[%[[M1]], %[[K]]]
+// GPU:       %[[AF1:.+]] = arith.extf %[[A1]]
+// GPU:       vector.transfer_read %{{.+}}[%[[N0]], %[[K]]], %{{.+}} {in_bounds = [true, true]} : memref<512x256xbf16>, vector<16x16xbf16>
+// GPU:       %[[BF0:.+]] = arith.extf %{{.+}} : vector<8x16xbf16> to vector<8x16xf32>
+// GPU:       %[[R0:.+]] = vector.contract {{.*}} %[[AF0]], %[[BF0]], %[[C0]]
+// GPU:       vector.contract {{.*}} %[[AF1]], %[[BF0]]
+// GPU-COUNT-14: vector.contract
+// GPU:       scf.yield %[[R0]]
+// GPU:     vector.transfer_write %[[SUM]]#0, %{{.+}}[%[[M0]], %[[N0]]]
+// GPU-COUNT-15: vector.transfer_write
+// GPU:   gpu.barrier
+func.func @wide(%x: memref<256x256xbf16>, %w: memref<512x256xbf16>, %y: memref<256x512xf32>) {
+  scf.forall (%i) = (0) to (256) step (64) {
+    %xt = memref.subview %x[%i, 0] [64, 256] [1, 1] : memref<256x256xbf16> to memref<64x256xbf16, strided<[256, 1], offset: ?>>
+    %yt = memref.subview %y[%i, 0] [64, 512] [1, 1] : memref<256x512xf32> to memref<64x512xf32, strided<[512, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%xt, %w : memref<64x256xbf16, strided<[256, 1], offset: ?>>, memref<512x256xbf16>)
+        outs(%yt : memref<64x512xf32, strided<[512, 1], offset: ?>>) {
+    ^bb0(%p: bf16, %q: bf16, %o: f32):
+      %u = arith.extf %p : bf16 to f32
+      %v = arith.extf %q : bf16 to f32
+      %m = arith.mulf %u, %v : f32
+      %r = arith.addf %o, %m : f32
+      linalg.yield %r : f32
+    }
+  } {dat.origin = "projection"}
+  return
+}

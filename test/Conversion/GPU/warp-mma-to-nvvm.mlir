@@ -5,25 +5,50 @@
 // and g+8, columns 2t, 2t+1, 2t+8, 2t+9; B (n×k) row g, the same columns;
 // C rows g and g+8, columns 2t, 2t+1 — the loop carries the lane's 4
 // accumulators, and the contraction is one mma.sync on bf16 registers
-// (pairs of bf16 as i32), its f32 results stored back by the lane.
+// (pairs of bf16 as i32), its f32 results stored back by the lane. The
+// columns 2t, 2t+1 are neighbours in memory: where the buffer's first
+// element, its row stride and the tile's first column allow (checked at
+// run time, the same for the whole warp), each pair is one load or store
+// of twice the width (32 bits for bf16, 64 for f32); else one per element.
 
 // CHECK-LABEL: gpu.func @tile
+// CHECK: %[[PTR:.+]] = memref.extract_aligned_pointer_as_index %{{.+}} : memref<32x16xf32>
+// CHECK: arith.remui %[[PTR]], %c8
+// CHECK: %[[CPAIRS:.+]] = arith.cmpi eq
+// CHECK: %[[ACC:.+]] = scf.if %[[CPAIRS]] -> (vector<4xf32>) {
 // CHECK: %[[LANE:.+]] = gpu.lane_id
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c4
 // CHECK: %[[T:.+]] = arith.remui %[[LANE]], %c4
 // CHECK: %[[T2:.+]] = arith.muli %[[T]], %c2
-// CHECK: %[[C0:.+]] = memref.load %{{.+}}[%[[G]], %[[T2]]] : memref<32x16xf32>
-// CHECK: %[[ACC:.+]] = vector.from_elements %[[C0]], %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
-// CHECK: %[[SUM:.+]] = scf.for %{{.+}} iter_args(%[[C:.+]] = %[[ACC]]) -> (vector<4xf32>)
-// CHECK:   %[[AF:.+]] = vector.from_elements %{{.+}} : vector<8xbf16>
-// CHECK:   %[[BF:.+]] = vector.from_elements %{{.+}} : vector<4xbf16>
+// CHECK: vector.load %{{.+}}[%[[G]], %[[T2]]] {alignment = 8 : i64} : memref<32x16xf32>, vector<2xf32>
+// CHECK: } else {
+// CHECK: %[[C0:.+]] = memref.load %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x16xf32>
+// CHECK: vector.from_elements %[[C0]], %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} iter_args(%[[C:.+]] = %[[ACC]]) -> (vector<4xf32>)
+// The A pairs' condition: the buffer 4-byte aligned, its offset and row
+// stride even (the step's first column is, by construction: no check).
+// CHECK:   %[[APTR:.+]] = memref.extract_aligned_pointer_as_index %{{.+}} : memref<32x64xbf16>
+// CHECK:   arith.remui %[[APTR]], %c4
+// CHECK-NOT: arith.andi %[[K]]
+// CHECK:   %[[AF:.+]] = scf.if %{{.+}} -> (vector<8xbf16>) {
+// CHECK-COUNT-4: vector.load %{{.+}} {alignment = 4 : i64} : memref<32x64xbf16>, vector<2xbf16>
+// CHECK:   } else {
+// CHECK-COUNT-8: memref.load %{{.+}} : memref<32x64xbf16>
+// CHECK:   %[[BF:.+]] = scf.if %{{.+}} -> (vector<4xbf16>) {
+// CHECK-COUNT-2: vector.load %{{.+}} {alignment = 4 : i64} : memref<16x64xbf16>, vector<2xbf16>
+// CHECK:   } else {
+// CHECK-COUNT-4: memref.load %{{.+}} : memref<16x64xbf16>
 // CHECK:   %[[AW:.+]] = vector.bitcast %[[AF]] : vector<8xbf16> to vector<4xi32>
 // CHECK:   %[[BW:.+]] = vector.bitcast %[[BF]] : vector<4xbf16> to vector<2xi32>
 // CHECK:   %[[MMA:.+]] = nvvm.mma.sync A[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] B[%{{.+}}, %{{.+}}] C[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK:   llvm.extractvalue %[[MMA]][3]
 // CHECK:   scf.yield %{{.+}} : vector<4xf32>
+// CHECK: scf.if %[[CPAIRS]] {
+// CHECK: %[[P0:.+]] = vector.from_elements %{{.+}}, %{{.+}} : vector<2xf32>
+// CHECK: vector.store %[[P0]], %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 8 : i64} : memref<32x16xf32>, vector<2xf32>
+// CHECK: } else {
 // CHECK: %[[E0:.+]] = vector.extract %[[SUM]][0] : f32 from vector<4xf32>
-// CHECK: memref.store %[[E0]], %{{.+}}[%[[G]], %[[T2]]] : memref<32x16xf32>
+// CHECK: memref.store %[[E0]], %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x16xf32>
 // CHECK-NOT: vector.transfer
 // CHECK-NOT: vector.contract
 gpu.module @m {
@@ -58,23 +83,43 @@ gpu.module @m {
 // and stores only inside.
 
 // CHECK-LABEL: gpu.func @partial
+// The A fragment's first pair: row g of ?, loaded only inside (a pair
+// lies inside where its first element does: the columns are in bounds).
+// CHECK: scf.if %{{.+}} -> (vector<4xf32>) {
+// CHECK: %[[APAIRS:.+]] = arith.cmpi eq
+// CHECK: %[[A:.+]] = scf.if %[[APAIRS]] -> (vector<8xf32>) {
+// CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0 : memref<?x16xf32>
 // CHECK: %[[LANE:.+]] = gpu.lane_id
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c4
-// The A fragment's first element: row g of ?, loaded only inside.
-// CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0 : memref<?x16xf32>
 // CHECK: %[[INSIDE:.+]] = arith.cmpi ult, %[[G]], %[[ROWS]]
-// CHECK: scf.if %[[INSIDE]] -> (f32) {
-// CHECK-NEXT: %[[LOAD:.+]] = memref.load %{{.+}}[%[[G]], %{{.+}}] : memref<?x16xf32>
+// CHECK: scf.if %[[INSIDE]] -> (vector<2xf32>) {
+// CHECK-NEXT: %[[PAIR:.+]] = vector.load %{{.+}}[%[[G]], %{{.+}}] {alignment = 8 : i64} : memref<?x16xf32>, vector<2xf32>
+// CHECK-NEXT: scf.yield %[[PAIR]] : vector<2xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: vector.broadcast %{{.+}} : f32 to vector<2xf32>
+// Else element by element, each loaded only inside.
+// CHECK: } else {
+// CHECK: %[[G1:.+]] = arith.divui %{{.+}}, %c4
+// CHECK: %[[INSIDE1:.+]] = arith.cmpi ult, %[[G1]], %{{.+}}
+// CHECK: scf.if %[[INSIDE1]] -> (f32) {
+// CHECK-NEXT: %[[LOAD:.+]] = memref.load %{{.+}}[%[[G1]], %{{.+}}] : memref<?x16xf32>
 // CHECK-NEXT: scf.yield %[[LOAD]] : f32
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.yield %{{.+}} : f32
 // CHECK: %[[AFRAG:.+]] = vector.from_elements %{{.+}} : vector<8xf32>
-// CHECK: %[[AB:.+]] = arith.truncf %[[AFRAG]] : vector<8xf32> to vector<8xbf16>
-// B: element (n = g, k = 2t) of a k-major buffer is [k][n].
-// CHECK: memref.load %{{.+}}[%{{.+}}, %[[G]]] : memref<16x8xbf16>
+// CHECK: %[[AB:.+]] = arith.truncf %[[A]] : vector<8xf32> to vector<8xbf16>
+// B: element (n = g, k = 2t) of a k-major buffer is [k][n]: its pairs are
+// not neighbours, one load each.
+// CHECK: %[[GB:.+]] = arith.divui %{{.+}}, %c4
+// CHECK: memref.load %{{.+}}[%{{.+}}, %[[GB]]] : memref<16x8xbf16>
 // CHECK: vector.bitcast %[[AB]] : vector<8xbf16> to vector<4xi32>
 // CHECK-NOT: arith.minui
 // CHECK: nvvm.mma.sync
+// CHECK: scf.if %{{.+}} {
+// CHECK: scf.if %{{.+}} {
+// CHECK-NEXT: vector.from_elements %{{.+}} : vector<2xf32>
+// CHECK-NEXT: vector.store %{{.+}} : memref<?x8xf32>, vector<2xf32>
+// CHECK: } else {
 // CHECK: scf.if %{{.+}} {
 // CHECK-NEXT: memref.store %{{.+}} : memref<?x8xf32>
 gpu.module @m {
