@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The fixed benchmark suite (../shared/guide/benchmarks.md) and its build.
 
-usage: suite.py build OUT [--target cuda|cpu] [--only ID,...] [--smoke | --cpu]
+usage: suite.py build OUT [--target cuda|cpu] [--only ID|NAME,...] [--smoke | --cpu]
                          [--carry-limit BYTES] [--precision bf16,fp32]
                          [--gemm generated,library]
                          [--pipeline-variant LABEL:OPTIONS ...]
@@ -17,7 +17,9 @@ file kept; `--precision` lists the precisions to build (default bf16,fp32:
 the suite's targets are bf16, fp32 shows the CUDA-core kernels); `--gemm`
 the projection strategies (default generated,library: dat's own loops fused
 with their epilogues, and cuBLAS through the runtime — the run measures
-both, which is how the GEMM strategy is chosen); each
+both, which is how the GEMM strategy is chosen); `--only` takes entry ids
+(every variant of each) or the directory names below (that variant alone:
+`K1-attn-d64-n4096.bf16-cublas`); each
 `--pipeline-variant LABEL:OPTIONS` builds every variant again with
 `datc --pipeline OPTIONS` into OUT/<id>.<precision>[-cublas]-LABEL, to
 measure both in one run (`blockwide:warp-rows=false`: the GPU's attention
@@ -272,14 +274,16 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
     for entry, precision, gemm, (label, options) in [
             (e, p, g, v) for e in (cpu_suite() if cpu else smoke() if small else suite())
             for p in precisions for g in gemms for v in (("", ""),) + tuple(pipelines)]:
-        if only and entry["id"] not in only:
-            continue
-        entry = dict(entry, precision=precision, gemm=gemm)
         variant = precision + ("-cublas" if gemm == "library" else "")
         if label:
-            entry.update(label=label, pipeline=options)
             variant += "-" + label
-        d = os.path.join(out, "%s.%s" % (entry["id"], variant))
+        name = "%s.%s" % (entry["id"], variant)
+        if only and entry["id"] not in only and name not in only:
+            continue
+        entry = dict(entry, precision=precision, gemm=gemm)
+        if label:
+            entry.update(label=label, pipeline=options)
+        d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(config_of(entry), f, indent=1)

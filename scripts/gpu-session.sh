@@ -27,19 +27,19 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
-# Run in this order. Sessions 33 and 34 measured K1 (d64, d128 at N=4096,
-# causal), K2 at N=1024, K3, M1 and M3 (bench/results/). First, K1's
-# ldmatrix fragments (session 37, never run) against the lanes' scalar
-# loads (the -scalarloads variant) and the warp-row attention tiles
-# against the block-wide mapping in one run (the -blockwide variants; K1
-# first for its profile and Nsight Compute), M1's grouped-query
-# self-attention included (warp rows since session 34's device calls);
-# then what has not been measured.
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-scalarloads"
-default_bench+=",K1-attn-d64-n4096.bf16-blockwide"
-default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-blockwide"
-default_bench+=",M2-vision-dat.bf16-cublas,K4-ape-tree-n1023.bf16,K4-ape-seq-n4096.bf16"
-default_bench+=",K1-attn-d64-n16384.bf16,K2-ra-relu-n4096.bf16"
+# Run in this order. Sessions 33, 34 and 38 measured K1 (d64, d128 at
+# N=4096, causal), K2 at N=1024 and relu at 4096, K3, M1, M2 and M3
+# (bench/results/). First, K1 three ways in one run: session 38's paired
+# fragment accesses and 32×64 warp tiles, without the pairs (-nopairs)
+# and without the wide tiles (-narrow). Session 38's second call found
+# K1's attention tile at 4.5 ms where its first call (before both) had
+# 2.8 ms, on two machines, with the tile's key loop unchanged in SASS:
+# this run tells whether the pairs cost it. Then what has not been
+# measured.
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-nopairs"
+default_bench+=",K1-attn-d64-n4096.bf16-narrow"
+default_bench+=",K4-ape-seq-n4096.bf16,K4-ape-tree-n1023.bf16"
+default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -82,18 +82,17 @@ prepare)
   "$lm/cpu-program" --input "$lm/tokens.safetensors" --output "$lm/cpu-logits.safetensors"
   rm -f "$lm/cpu-program" "$lm/cpu-program.weights"
   rm -rf "$root/build/bench"
-  ids=$(echo "$bench" | tr ',' '\n' | sed 's/\.[a-z0-9-]*$//' | sort -u | paste -sd,)
   # An entry named ...-blockwide is the attention tiles without the warp-row
-  # structure, ...-scalarloads without ldmatrix (A/Bs in one run).
+  # structure, ...-scalarloads without ldmatrix, ...-nopairs without the
+  # paired fragment accesses, ...-narrow without the 32×64 warp tiles (A/Bs
+  # in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
-  python3 "$root/bench/suite.py" build "$root/build/bench" --only "$ids" "${variants[@]}"
-  # Keep only the named variants.
-  for d in "$root"/build/bench/*/; do
-    name="$(basename "$d")"
-    [[ ",$bench," == *",$name,"* ]] || rm -rf "$d"
-  done
+  [[ "$bench" != *-nopairs* ]] || variants+=(--pipeline-variant nopairs:mma-pairs=false)
+  [[ "$bench" != *-narrow* ]] || variants+=(--pipeline-variant narrow:wide-mma-tiles=false)
+  # Only the named variants (an M1 variant alone takes a minute to build).
+  python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"
   "$root/scripts/gpu-carry.sh" pack
   ;;
@@ -189,8 +188,9 @@ run)
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   fi
 
-  # 4. Nsight Compute on the attention tile kernel of the first benchmark
-  #    entry that has one: occupancy, throughput, tensor-core use.
+  # 4. Nsight Compute on the attention tile kernel (or the kernels matching
+  #    the regex DAT_SESSION_NCU_KERNEL) of the first benchmark entry:
+  #    occupancy, throughput, tensor-core use.
   ncu="$(find_tool ncu)"
   first=""
   [ -f "$root/build/bench/.session-entries" ] &&
@@ -199,11 +199,11 @@ run)
     if [ -f "$first/input.safetensors" ] ||
         timeout -k 5 60 python3 "$root/bench/run.py" --prepare "$first" > /dev/null 2>&1; then
       timeout -k 5 "${DAT_SESSION_NCU_S:-90}" "$ncu" --clock-control none \
-        -k regex:attention_tile -c 1 --section SpeedOfLight --section Occupancy \
+        -k "regex:${DAT_SESSION_NCU_KERNEL:-attention_tile}" -c 1 --section SpeedOfLight --section Occupancy \
         --section LaunchStats --section ComputeWorkloadAnalysis \
         --section MemoryWorkloadAnalysis "$first/prog" --input "$first/input.safetensors" \
         > "$out/ncu.txt" 2>&1
-      say "ncu on $(basename "$first")'s attention tile kernel: exit $? ($out/ncu.txt)"
+      say "ncu on $(basename "$first")'s ${DAT_SESSION_NCU_KERNEL:-attention_tile} kernel: exit $? ($out/ncu.txt)"
       grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size" \
         "$out/ncu.txt" | head -n 12 | tee -a "$summary"
     else

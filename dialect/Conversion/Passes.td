@@ -108,7 +108,10 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
            "of the per-row buffers in registers (FlashAttention-2)">,
     Option<"vectorCopies", "vector-copies", "bool", "true",
            "Copies of whole 16-byte vectors a thread at a time (aligned at "
-           "run time)">
+           "run time)">,
+    Option<"wideTiles", "wide-tiles", "bool", "true",
+           "With mma: 32×64 warp tiles where the output has one for every "
+           "warp (else strips of 16×32)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -143,7 +146,10 @@ def DatGPUWarpMmaToNVVM : Pass<"dat-gpu-warp-mma-to-nvvm"> {
   }];
   let options = [
     Option<"ldmatrix", "ldmatrix", "bool", "true",
-           "Read operand tiles in shared memory with ldmatrix">
+           "Read operand tiles in shared memory with ldmatrix">,
+    Option<"pairs", "pairs", "bool", "true",
+           "Load and store a lane's two neighbouring fragment elements with "
+           "one access where the buffer allows (checked at run time)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

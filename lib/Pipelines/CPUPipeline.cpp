@@ -158,7 +158,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
         /*blockSize=*/256,
         /*sharedMemory=*/kTileSharedMemory,
-        /*emulate=*/true, options.tensorCores, options.warpRows}));
+        /*emulate=*/true, options.tensorCores, options.warpRows,
+        /*vectorCopies=*/true, options.wideMmaTiles}));
     // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
     VectorTransferToSCFOptions transfers;
     transfers.enableFullUnroll(true);

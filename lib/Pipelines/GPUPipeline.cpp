@@ -58,10 +58,10 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose
   // parallel loop nest is spread over blocks and threads.
-  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(
-      DatGPUMapTilesOptions{options.blockSize, options.sharedMemory,
-                            /*emulate=*/false, options.tensorCores,
-                            options.warpRows, options.vectorCopies}));
+  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
+      options.blockSize, options.sharedMemory,
+      /*emulate=*/false, options.tensorCores, options.warpRows,
+      options.vectorCopies, options.wideMmaTiles}));
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());
@@ -83,8 +83,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addPass(createGpuKernelOutliningPass());
   // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
   // loops are still loops.
-  pm.addNestedPass<gpu::GPUModuleOp>(
-      createDatGPUWarpMmaToNVVM(DatGPUWarpMmaToNVVMOptions{options.ldmatrix}));
+  pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUWarpMmaToNVVM(
+      DatGPUWarpMmaToNVVMOptions{options.ldmatrix, options.mmaPairs}));
   if (options.swizzleShared)
     pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUSwizzleSharedTiles());
   pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUKernelOccupancy());

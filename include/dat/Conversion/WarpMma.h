@@ -91,8 +91,9 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
 
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of
 /// `warps` computes every `warps`-th strip of up to kWarpMmaStrip 16×8
-/// output tiles (batch loops outermost; a 32×64 block of them where the
-/// extents are known multiples of that with a block for every warp) as a
+/// output tiles (batch loops outermost; with `wide`, a 32×64 block of them
+/// where the extents are known multiples of that with a block for every
+/// warp) as a
 /// loop of 16-wide steps, each one A fragment per 16 rows and a
 /// vector.contract per tile (A 16×16, B
 /// 8×16 as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
@@ -102,7 +103,7 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
 /// contraction.
 LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op, Value warp,
-                                      int64_t warps);
+                                      int64_t warps, bool wide = true);
 
 /// The fragment a lane holds of an MMA operand tile (vector<16x16xT>: 8
 /// elements, vector<8x16xT>: 4, vector<16x8xT>: 4) or of a row vector of a
@@ -117,10 +118,12 @@ void populateWarpMmaTypeConversions(TypeConverter &converter);
 /// elementwise ops, masks, row broadcasts and row reductions (two shuffles
 /// across the four lanes that share a row) act on fragments. With
 /// `ldmatrix`, bf16 operand tiles in shared memory are read with one
-/// nvgpu.ldmatrix each (lowered by convert-nvgpu-to-nvvm).
+/// nvgpu.ldmatrix each (lowered by convert-nvgpu-to-nvvm). With `pairs`, a
+/// lane's loads and stores of other tiles take two neighbouring elements at
+/// once where the buffer allows (a warp-uniform run-time check).
 void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns,
-                                   bool ldmatrix = true);
+                                   bool ldmatrix = true, bool pairs = true);
 
 } // namespace mlir::dat
 

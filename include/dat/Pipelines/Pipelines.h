@@ -63,6 +63,13 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "query rows keeping its rows in registers "
                      "(dat-gpu-map-tiles warp-rows)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> wideMmaTiles{
+      *this, "wide-mma-tiles",
+      llvm::cl::desc("GPU and its emulation, with tensor-cores: 32×64 warp "
+                     "tiles where a contraction has one for every warp (a "
+                     "projection's), else strips of 16×32 "
+                     "(dat-gpu-map-tiles wide-tiles)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "
@@ -186,6 +193,12 @@ struct GPUTargetOptions : public Base {
       *this, "ldmatrix",
       llvm::cl::desc("With tensor-cores: operand tiles in shared memory read "
                      "with ldmatrix (dat-gpu-warp-mma-to-nvvm ldmatrix)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> mmaPairs{
+      *this, "mma-pairs",
+      llvm::cl::desc("With tensor-cores: a lane's two neighbouring fragment "
+                     "elements loaded and stored with one access where the "
+                     "buffer allows (dat-gpu-warp-mma-to-nvvm pairs)"),
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> vectorCopies{
       *this, "vector-copies",

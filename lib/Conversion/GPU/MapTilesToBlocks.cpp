@@ -438,7 +438,7 @@ static std::string kernelName(scf::ForallOp forall) {
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
                                  bool emulate, bool mma, bool warpRows,
-                                 bool vectorCopies) {
+                                 bool vectorCopies, bool wideTiles) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -636,7 +636,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
         warp =
             arith::DivUIOp::create(rewriter, opLoc, threadId, index(kWarpSize));
       if (failed(buildWarpMmaContraction(rewriter, op, warp,
-                                         blockSize / kWarpSize)))
+                                         blockSize / kWarpSize, wideTiles)))
         return failure();
       if (!emulate) {
         rewriter.setInsertionPoint(next);
@@ -711,7 +711,7 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory, emulate,
-                             mma, warpRows, vectorCopies))) {
+                             mma, warpRows, vectorCopies, wideTiles))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

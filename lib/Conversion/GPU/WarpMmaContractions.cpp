@@ -251,7 +251,7 @@ Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
 
 LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op, Value warp,
-                                      int64_t warps) {
+                                      int64_t warps, bool wide) {
   if (!isWarpMmaContraction(op) || warps < 1)
     return failure();
   Location loc = op.getLoc();
@@ -284,7 +284,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   if (width)
     blocks = std::clamp<int64_t>(llvm::divideCeil(*width, kWarpMmaN), 1,
                                  kWarpMmaStrip);
-  if (width && height && *width % kWarpMmaWideColumns == 0 &&
+  if (wide && width && height && *width % kWarpMmaWideColumns == 0 &&
       *height % kWarpMmaWideRows == 0 &&
       (*width / kWarpMmaWideColumns) * (*height / kWarpMmaWideRows) >= warps) {
     blocks = kWarpMmaWideColumns / kWarpMmaN;

@@ -343,14 +343,15 @@ std::optional<Value> pairedAccess(OpBuilder &b, VectorTransferOpInterface op,
   for (Value v : even)
     if (!isKnownMultipleOf(v, 2))
       odd = arith::OrIOp::create(b, loc, odd,
-                               arith::AndIOp::create(b, loc, v, index(1)));
+                                 arith::AndIOp::create(b, loc, v, index(1)));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd, index(0))
       .getResult();
 }
 
 struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
-  ReadFragment(const TypeConverter &converter, MLIRContext *ctx, bool ldmatrix)
-      : OpConversionPattern(converter, ctx), ldmatrix(ldmatrix) {}
+  ReadFragment(const TypeConverter &converter, MLIRContext *ctx, bool ldmatrix,
+               bool pairs)
+      : OpConversionPattern(converter, ctx), ldmatrix(ldmatrix), pairs(pairs) {}
 
   LogicalResult
   matchAndRewrite(vector::TransferReadOp op, OpAdaptor adaptor,
@@ -400,8 +401,10 @@ private:
                            vector::TransferReadOp op, OpAdaptor adaptor,
                            Role role, VectorType fragment) const {
     Location loc = op.getLoc();
-    std::optional<Value> paired =
-        pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
+    std::optional<Value> paired;
+    if (pairs)
+      paired =
+          pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
     if (!paired)
       return readElements(rewriter, op, adaptor, role, fragment, false);
     auto branch = scf::IfOp::create(rewriter, loc, fragment, *paired,
@@ -476,10 +479,12 @@ private:
   }
 
   bool ldmatrix;
+  bool pairs;
 };
 
 struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
-  using OpConversionPattern::OpConversionPattern;
+  WriteFragment(const TypeConverter &converter, MLIRContext *ctx, bool pairs)
+      : OpConversionPattern(converter, ctx), pairs(pairs) {}
   LogicalResult
   matchAndRewrite(vector::TransferWriteOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -489,8 +494,10 @@ struct WriteFragment final : OpConversionPattern<vector::TransferWriteOp> {
     Location loc = op.getLoc();
     // Two elements a store where pairedAccess allows (under its run-time
     // condition), else one.
-    std::optional<Value> paired =
-        pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
+    std::optional<Value> paired;
+    if (pairs)
+      paired =
+          pairedAccess(rewriter, op, adaptor.getBase(), adaptor.getIndices());
     if (paired) {
       auto branch = scf::IfOp::create(rewriter, loc, *paired,
                                       /*withElseRegion=*/true);
@@ -538,6 +545,8 @@ private:
           llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
     }
   }
+
+  bool pairs;
 };
 
 /// arith.extf / arith.truncf act on fragments element by element.
@@ -899,15 +908,16 @@ void populateWarpMmaTypeConversions(TypeConverter &converter) {
 }
 
 void populateWarpMmaToNVVMPatterns(const TypeConverter &converter,
-                                   RewritePatternSet &patterns, bool ldmatrix) {
-  patterns.add<ReadFragment>(converter, patterns.getContext(), ldmatrix);
-  patterns
-      .add<WriteFragment, ContractToMmaSync, ConvertFragmentCast<arith::ExtFOp>,
-           ConvertFragmentCast<arith::TruncFOp>, ScalarizeFragmentOp,
-           FragmentConstant, FragmentBroadcast, FragmentShapeCast, FragmentStep,
-           FragmentCreateMask, FragmentConstantMask, FragmentRowReduction,
-           FragmentInsertHalf, FragmentExtractHalf>(converter,
-                                                    patterns.getContext());
+                                   RewritePatternSet &patterns, bool ldmatrix,
+                                   bool pairs) {
+  patterns.add<ReadFragment>(converter, patterns.getContext(), ldmatrix, pairs);
+  patterns.add<WriteFragment>(converter, patterns.getContext(), pairs);
+  patterns.add<ContractToMmaSync, ConvertFragmentCast<arith::ExtFOp>,
+               ConvertFragmentCast<arith::TruncFOp>, ScalarizeFragmentOp,
+               FragmentConstant, FragmentBroadcast, FragmentShapeCast,
+               FragmentStep, FragmentCreateMask, FragmentConstantMask,
+               FragmentRowReduction, FragmentInsertHalf, FragmentExtractHalf>(
+      converter, patterns.getContext());
 }
 
 namespace {
@@ -919,7 +929,7 @@ struct GPUWarpMmaToNVVMPass final
     TypeConverter converter;
     populateWarpMmaTypeConversions(converter);
     RewritePatternSet patterns(ctx);
-    populateWarpMmaToNVVMPatterns(converter, patterns, ldmatrix);
+    populateWarpMmaToNVVMPatterns(converter, patterns, ldmatrix, pairs);
     ConversionTarget target(*ctx);
     // Every op on tiles or row vectors becomes one on fragments.
     target.markUnknownOpDynamicallyLegal(

@@ -1,6 +1,7 @@
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="emulate=true block-size=64" | FileCheck %s --check-prefix=EMU
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="mma=false" | FileCheck %s --check-prefix=NOMMA
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="wide-tiles=false" | FileCheck %s --check-prefix=NARROW
 
 // The scores of a key block, S[b, q, k] += Q[b, q, d] · K[b, k, d] with bf16
 // operands and an f32 accumulator: the block's 8 warps share S's strips of
@@ -174,6 +175,11 @@ func.func @not_mma(%a: memref<64x32xf32>, %b: memref<32x32xf32>, %c: memref<64x3
 // GPU:     vector.transfer_write %[[SUM]]#0, %{{.+}}[%[[M0]], %[[N0]]]
 // GPU-COUNT-15: vector.transfer_write
 // GPU:   gpu.barrier
+// Without wide-tiles, strips of 16×32: 4 accumulators a warp.
+// NARROW-LABEL: func.func @wide
+// NARROW: scf.for %{{.+}} iter_args({{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>) {
+// NARROW-COUNT-4: vector.contract
+// NARROW-NEXT: scf.yield
 func.func @wide(%x: memref<256x256xbf16>, %w: memref<512x256xbf16>, %y: memref<256x512xf32>) {
   scf.forall (%i) = (0) to (256) step (64) {
     %xt = memref.subview %x[%i, 0] [64, 256] [1, 1] : memref<256x256xbf16> to memref<64x256xbf16, strided<[256, 1], offset: ?>>

@@ -1,4 +1,5 @@
 // RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-warp-mma-to-nvvm),cse)' | FileCheck %s
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-warp-mma-to-nvvm{pairs=false}),cse)' | FileCheck %s --check-prefix=NOPAIRS
 
 // One warp's tile, as dat-gpu-map-tiles writes it: each lane loads its
 // fragment (g = lane / 4, t = lane % 4) in mma.m16n8k16's layout — A rows g
@@ -51,6 +52,13 @@
 // CHECK: memref.store %[[E0]], %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x16xf32>
 // CHECK-NOT: vector.transfer
 // CHECK-NOT: vector.contract
+// Without pairs: one access per element, no run-time check.
+// NOPAIRS-LABEL: gpu.func @tile
+// NOPAIRS-NOT: extract_aligned_pointer
+// NOPAIRS-NOT: vector.load
+// NOPAIRS: nvvm.mma.sync
+// NOPAIRS-NOT: vector.store
+// NOPAIRS: gpu.return
 gpu.module @m {
   gpu.func @tile(%a: memref<32x64xbf16>, %b: memref<16x64xbf16>, %c: memref<32x16xf32>) kernel {
     %c0 = arith.constant 0 : index
