@@ -99,9 +99,10 @@ build)
     # bf16 also with the lanes' scalar fragment loads instead of ldmatrix
     # (never yet run on a GPU: where .bf16 fails and this passes, ldmatrix
     # is at fault).
-    for variant in ":" ".bf16:--precision bf16" ".gemm:--gemm library" \
-        ".bf16-gemm:--precision bf16 --gemm library" \
-        ".bf16-scalar-loads:--precision bf16 --pipeline ldmatrix=false"; do
+    # (The GPU's default is cuBLAS, --gemm auto: the generated ones are named.)
+    for variant in ":--gemm generated" ".bf16:--precision bf16 --gemm generated" \
+        ".gemm:--gemm library" ".bf16-gemm:--precision bf16 --gemm library" \
+        ".bf16-scalar-loads:--precision bf16 --gemm generated --pipeline ldmatrix=false"; do
       suffix="${variant%%:*}" flags="${variant#*:}"
       out="$dir/$name$suffix"
       mkdir -p "$out"

@@ -49,6 +49,8 @@ def main(argv):
             subprocess.run([datc, "compile", config, "--weights",
                             os.path.join(golden, case, "model.safetensors"),
                             "--target", "cuda", "--precision", "bf16",
+                            # (the fused projection kernels, not cuBLAS)
+                            "--gemm", "generated",
                             "--emit", "ptx", "-o", ptx] + extra, check=True)
             report = subprocess.run(
                 [sys.executable, os.path.join(HERE, "kernel-report.py"), ptx,

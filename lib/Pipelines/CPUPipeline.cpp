@@ -28,6 +28,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           bool fuseEpilogues, GemmStrategy gemm,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize) {
+  assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
     DatTileAttentionOptions tiles;
@@ -96,7 +97,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   buildLinalgOnBuffers(
       pm, options.tileAttention,
       options.queryTile ? options.queryTile : kCPUQueryTile, options.keyTile,
-      options.fuseEpilogues, options.gemm,
+      options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),
       [](OpPassManager &pm) {
         // A key loop's scratch tiles (scores, row maxima and sums) once per
         // flash tile, not per key block: thousands of allocations per call
@@ -136,7 +137,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           tiles.packBlocks = options.packBlocks;
           tiles.reductionTile = options.reductionTile;
           // Library GEMMs take whole projections.
-          tiles.outsideLoops = options.gemm != GemmStrategy::Library;
+          tiles.outsideLoops = resolveGemm(options.gemm, /*cuda=*/false) !=
+                               GemmStrategy::Library;
           pm.addPass(createDatRegisterTiles(tiles));
           pm.addPass(createDatPackWeights());
           pm.addPass(createCanonicalizerPass());

@@ -4,8 +4,9 @@
 //
 // The attention tiles run as one kernel per op, a block per tile
 // (dat-gpu-map-tiles); every other parallel loop nest of a linalg op is a
-// kernel with one thread per element; with gemm-library the projections
-// are cuBLAS calls. A tile's bf16 contractions (QKᵀ, PV, ...) run on the
+// kernel with one thread per element; the projections are cuBLAS calls
+// (gemm=auto or library) or generated tiles fused with their epilogues
+// (gemm=generated). A tile's bf16 contractions (QKᵀ, PV, ...) run on the
 // tensor cores as warp-level mma.sync tiles where the tile is whole MMA
 // tiles; everything else computes in f32 on CUDA cores.
 //
@@ -50,7 +51,8 @@ static StringRef formatName(DeviceCodeFormat format) {
 template <typename Options>
 static void buildGPU(OpPassManager &pm, const Options &options) {
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
-                       options.keyTile, options.fuseEpilogues, options.gemm,
+                       options.keyTile, options.fuseEpilogues,
+                       resolveGemm(options.gemm, /*cuda=*/true),
                        [](OpPassManager &nested) {
                          nested.addPass(createDatGPUStageConstants());
                        });

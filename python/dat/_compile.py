@@ -143,7 +143,7 @@ def compile(model, weights=None, *, module=None, kwargs=None, inputs=None,
       language model, length up to `seq_len` (default max_block_size), each
       call doing the work of its own sizes.
     target "cpu" | "cuda"; precision "fp32" | "bf16"; gemm "generated" |
-      "library"; cpu: the CPU to compile for (default this host's);
+      "library" (default: cuBLAS on the GPU, generated on the CPU); cpu: the CPU to compile for (default this host's);
       pipeline: other --dat-program-pipeline options, "K=V ...".
     """
     work = tempfile.mkdtemp(prefix="dat-")

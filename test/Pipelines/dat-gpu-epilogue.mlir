@@ -1,11 +1,11 @@
 // REQUIRES: cuda-toolkit
-// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa" | FileCheck %s --check-prefix=FUSED
-// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa fuse-epilogues=false" | FileCheck %s --check-prefix=UNFUSED
+// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa gemm=generated" | FileCheck %s --check-prefix=FUSED
+// RUN: dat-opt %s --dat-gpu-pipeline="toolkit=%cuda_toolkit format=isa gemm=generated fuse-epilogues=false" | FileCheck %s --check-prefix=UNFUSED
 
 // y = relu(x·Wᵀ + b) + x on the GPU: with epilogue fusion the bias, the
 // projection, the activation and the residual add are one kernel (a block
 // per 64 rows, the tile's projection in shared memory); without it, one
-// kernel per op.
+// kernel per op. (gemm=generated: the GPU default, auto, is cuBLAS.)
 // FUSED: llvm.func @linear_relu_residual
 // FUSED-COUNT-1: gpu.launch_func
 // FUSED-NOT: gpu.launch_func

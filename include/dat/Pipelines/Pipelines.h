@@ -35,7 +35,17 @@ std::string defaultCudaToolkit();
 // dat-opt and datc alike).
 enum class Target { CPU, CUDA };
 enum class Precision { FP32, BF16 };
-enum class GemmStrategy { Generated, Library };
+/// How projections are computed. `Auto` is the target's default: the
+/// runtime's GEMM (cuBLAS) on the GPU, where it was faster at every shape
+/// measured (BENCHMARKS.md, "GPU"), the generated loops on the CPU.
+enum class GemmStrategy { Auto, Generated, Library };
+
+/// `gemm` with Auto resolved for the target.
+inline GemmStrategy resolveGemm(GemmStrategy gemm, bool cuda) {
+  if (gemm != GemmStrategy::Auto)
+    return gemm;
+  return cuda ? GemmStrategy::Library : GemmStrategy::Generated;
+}
 enum class DeviceCodeFormat { Bin, Isa, Fatbin };
 
 /// The options every pipeline has: the flash tiles and the projections.
@@ -78,8 +88,11 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<GemmStrategy> gemm{
       *this, "gemm", llvm::cl::desc("How projections are computed"),
-      llvm::cl::init(GemmStrategy::Generated),
+      llvm::cl::init(GemmStrategy::Auto),
       llvm::cl::values(
+          clEnumValN(GemmStrategy::Auto, "auto",
+                     "the target's default: library on the GPU (cuBLAS was "
+                     "faster at every shape measured), generated on the CPU"),
           clEnumValN(GemmStrategy::Generated, "generated",
                      "generated loops fused with their epilogues"),
           clEnumValN(GemmStrategy::Library, "library",
