@@ -294,6 +294,11 @@ Value loadMatrixFragment(OpBuilder &b, vector::TransferReadOp op,
   return vector::FromElementsOp::create(b, loc, fragment, elements);
 }
 
+/// The bytes of a pair of `element`s: the alignment a paired access needs.
+int64_t pairBytes(Type element) {
+  return 2 * element.getIntOrFloatBitWidth() / 8;
+}
+
 /// Whether a lane's fragment elements of the transfer `op` (on `base` at
 /// `indices`) can be loaded or stored two at a time, as one access of
 /// twice the width (a 32-bit load of two bf16): the elements 2i and 2i + 1
@@ -327,7 +332,6 @@ std::optional<Value> pairedAccess(OpBuilder &b, VectorTransferOpInterface op,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, base);
   // The tile origin's offset in elements from the aligned pointer, and the
   // quantities that must be even.
@@ -339,7 +343,7 @@ std::optional<Value> pairedAccess(OpBuilder &b, VectorTransferOpInterface op,
     even.push_back(metadata.getSizes()[last]);
   Value odd = arith::RemUIOp::create(
       b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base),
-      index(2 * bytes));
+      index(pairBytes(type.getElementType())));
   for (Value v : even)
     if (!isKnownMultipleOf(v, 2))
       odd = arith::OrIOp::create(b, loc, odd,
@@ -436,9 +440,9 @@ private:
     auto load = [&](ValueRange indices) -> Value {
       if (!pairs)
         return memref::LoadOp::create(rewriter, loc, base, indices);
-      return vector::LoadOp::create(
-          rewriter, loc, pairType, base, indices, /*nontemporal=*/false,
-          llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
+      return vector::LoadOp::create(rewriter, loc, pairType, base, indices,
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(pairBytes(element)));
     };
     SmallVector<Value, 2> bounds = boundsOf(rewriter, loc, op, base);
     SmallVector<Value> elements;
@@ -540,9 +544,9 @@ private:
       Value pair = vector::FromElementsOp::create(
           rewriter, loc, VectorType::get({2}, element),
           ValueRange{elements[e], elements[e + 1]});
-      vector::StoreOp::create(
-          rewriter, loc, pair, base, access.indices, /*nontemporal=*/false,
-          llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
+      vector::StoreOp::create(rewriter, loc, pair, base, access.indices,
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(pairBytes(element)));
     }
   }
 
