@@ -2,8 +2,8 @@
 """Differential test of the compiler on the repository's model configs.
 
     differential-sweep.py [--gpu-mapping] [--precision bf16] [--only NAME,...]
-                          [--lengths 1,7,65,100] [--datc PATH] [--work DIR]
-                          [--golden DIR]
+                          [--lengths 1,7,65,100] [--flash-tiles Q,K]
+                          [--datc PATH] [--work DIR] [--golden DIR]
 
 For every config (test/Frontend/Inputs/*/config.json, the golden cases'
 (--golden, default ../shared/golden),
@@ -12,7 +12,8 @@ with its sequence length (the first input's dimension 1, wherever it occurs
 in the inputs' and outputs' shapes) set to each of --lengths, compiles two
 CPU programs: the default (flash tiles, vector layer, threads) or, with
 --gpu-mapping, the GPU's block/thread mapping emulated
-(--emulate-gpu-tiles); and the N x N reference lowering (--no-flash). Runs
+(--emulate-gpu-tiles), with --flash-tiles Q,K passed to it (the warp-row
+programs take tiles of at most 8 warps: 16 rows per head each); and the N x N reference lowering (--no-flash). Runs
 both on the same seeded random inputs (from each program's own manifest)
 and compares every output. Prints one line per variant: "ok", or
 "MISMATCH" when the largest difference exceeds 1e-4 of the output's
@@ -160,7 +161,9 @@ def main(argv):
     it = iter(argv)
     for a in it:
         if a == "--gpu-mapping":
-            flags = ["--emulate-gpu-tiles"]
+            flags = flags + ["--emulate-gpu-tiles"]
+        elif a == "--flash-tiles":
+            flags = flags + ["--flash-tiles", next(it)]
         elif a == "--precision":
             precision = next(it)
             if precision != "fp32":

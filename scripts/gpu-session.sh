@@ -34,10 +34,13 @@ mode="${1:-}"
 # and without the wide tiles (-narrow). Session 38's second call found
 # K1's attention tile at 4.5 ms where its first call (before both) had
 # 2.8 ms, on two machines, with the tile's key loop unchanged in SASS:
-# this run tells whether the pairs cost it. Then what has not been
-# measured.
+# this run tells whether the pairs cost it. Then K2 two ways: relational
+# attention's tile in the warp-row structure (session 39, never run on a
+# GPU) and block-wide as before (K2 was 96% tile at 30.5 ms in session
+# 38). Then what has not been measured.
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-nopairs"
 default_bench+=",K1-attn-d64-n4096.bf16-narrow"
+default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-blockwide"
 default_bench+=",K4-ape-seq-n4096.bf16,K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),

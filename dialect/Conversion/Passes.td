@@ -89,6 +89,13 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     the probabilities as their A operand, row reductions in registers; the
     only barriers left follow the staging copies of the query, key and
     value blocks (`buildWarpRowProgram`, lib/Conversion/GPU/WarpRowPrograms.cpp).
+    A buffer that a generic reads at another head than the one it writes
+    (relational attention's relation tile `[.., ℓ, i, j]`, which every
+    head's warps read) is staged instead: the block computes it into shared
+    memory, its contraction as warp MMA tiles, and each warp reduces its
+    rows of `Σ_j α[h, i, j] · r[ℓ, i, j]` from there. A tile of 8 warps
+    (relational attention's 8 heads, 16 rows each) keeps an SM's registers
+    alone, so its buffers may take `whole-sm-shared-memory` bytes.
 
     With `emulate`, blocks and threads become sequential loops and shared
     memory one buffer the blocks reuse, so the same mapping (index
@@ -111,7 +118,12 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
            "run time)">,
     Option<"wideTiles", "wide-tiles", "bool", "true",
            "With mma: 32×64 warp tiles where the output has one for every "
-           "warp (else strips of 16×32)">
+           "warp (else strips of 16×32)">,
+    Option<"wholeSMSharedMemory", "whole-sm-shared-memory", "int64_t",
+           "232432",
+           "Bytes of shared memory for a warp-row tile of 8 warps, which is "
+           "alone on its SM (its registers); the larger of this and "
+           "shared-memory">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -198,7 +210,12 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
     more: 3 for 128 threads at 168. (A warp-row attention tile's registers
     vary with its unrolled key block: the K1 tile took 154, and 182 with
     swizzled ldmatrix addresses before its B tiles were read in pairs; past
-    170, 128-thread blocks would fit only 2 per SM.)
+    170, 128-thread blocks would fit only 2 per SM.) A kernel that keeps
+    its rows in its warps' registers (it has `gpu.shuffle`s: their row
+    reductions) gets `registers-per-thread` even where fewer than
+    `blocks-per-sm` blocks then fit: a relational attention tile's 256
+    threads (a warp for each of 8 heads) get one block per SM, up to 255
+    registers, where two would cap them at 128 and spill.
   }];
   let options = [
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", "2",

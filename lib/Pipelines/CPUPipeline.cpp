@@ -27,7 +27,8 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
                           bool fuseEpilogues, GemmStrategy gemm,
                           function_ref<void(OpPassManager &)> beforeDealloc,
-                          function_ref<void(OpPassManager &)> beforeBufferize) {
+                          function_ref<void(OpPassManager &)> beforeBufferize,
+                          int64_t flashBlockBytes) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
@@ -36,6 +37,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     pm.addPass(createDatTileAttention(tiles));
     DatDecomposeFlashOptions flash;
     flash.keyTile = keyTile;
+    flash.blockBytes = flashBlockBytes;
     pm.addPass(createDatDecomposeFlash(flash));
   }
   pm.addPass(createDatDecomposeToLinalg());

@@ -50,12 +50,17 @@ static StringRef formatName(DeviceCodeFormat format) {
 
 template <typename Options>
 static void buildGPU(OpPassManager &pm, const Options &options) {
-  buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile,
-                       options.keyTile, options.fuseEpilogues,
-                       resolveGemm(options.gemm, /*cuda=*/true),
-                       [](OpPassManager &nested) {
-                         nested.addPass(createDatGPUStageConstants());
-                       });
+  buildLinalgOnBuffers(
+      pm, /*tileAttention=*/true, options.queryTile, options.keyTile,
+      options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/true),
+      [](OpPassManager &nested) {
+        nested.addPass(createDatGPUStageConstants());
+      },
+      /*beforeBufferize=*/nullptr,
+      // A relational attention tile's warp-row program is
+      // alone on its SM: its key blocks may take all of
+      // its shared memory.
+      /*flashBlockBytes=*/kMaxTileSharedMemory);
 
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose

@@ -36,7 +36,9 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     `dat-decompose-flash` turns it into a key loop. With `query-tile=0`
     the query tile is chosen per op from its static shape: 64 rows, or 32
     or 16 where that is what it takes to make `min-tiles` tiles (blocks for
-    every SM of the GPU). The `*_weights` ops and `dat.relations`, whose
+    every SM of the GPU); relational attention at most 8·16/H rows for H
+    heads (up to 8), so that its GPU warp-row program, a warp per 16 rows
+    of each head, has at most 8 warps. The `*_weights` ops and `dat.relations`, whose
     results are N×N by definition, are left to the reference lowering.
   }];
   let options = [
@@ -79,7 +81,11 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
            "Keys per block of the online softmax">,
     Option<"fusePrologues", "fuse-prologues", "bool", "true",
            "Compute RoPE / orthogonal maps (and the transposes after them) "
-           "per query tile and key block instead of on whole tensors">
+           "per query tile and key block instead of on whole tensors">,
+    Option<"blockBytes", "block-bytes", "int64_t", "0",
+           "Bytes a bf16 relational attention tile's query tiles and key "
+           "block may take (the GPU's shared memory): fewer keys per block "
+           "(halved, down to 16) until they fit; 0: no bound">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

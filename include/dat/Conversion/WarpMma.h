@@ -89,6 +89,14 @@ Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
 FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
                                        scf::ForallOp forall, bool emulate);
 
+/// The warps buildWarpRowProgram would give `forall`'s block, without
+/// changing it; fails where it would not take the body.
+FailureOr<int64_t> countWarpRowWarps(scf::ForallOp forall);
+
+/// The most warps a warp-row program takes (256 threads, 128 rows). A block
+/// of that many holds an SM's registers alone (dat-gpu-kernel-occupancy).
+inline constexpr int64_t kMaxWarpRowWarps = 8;
+
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of
 /// `warps` computes every `warps`-th strip of up to kWarpMmaStrip 16×8
 /// output tiles (batch loops outermost; with `wide`, a 32×64 block of them

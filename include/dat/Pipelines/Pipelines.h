@@ -55,7 +55,8 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
       *this, "query-tile",
       llvm::cl::desc("Query rows per attention tile (0: the target's "
                      "default, 64 rows on the CPU and, on the GPU, per op "
-                     "by shape: 64, 32 or 16, enough tiles for every SM)"),
+                     "by shape: 64, 32 or 16, enough tiles for every SM; "
+                     "relational attention at most 8·16/heads)"),
       llvm::cl::init(0)};
   ::mlir::detail::PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
@@ -297,12 +298,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// The shared front half: (flash tiling), decomposition, bufferization with
 /// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
 /// Projections are fused with their epilogues, or with `gemmLibrary` left
-/// whole and turned into calls of the runtime's GEMM.
+/// whole and turned into calls of the runtime's GEMM. `flashBlockBytes`
+/// bounds a bf16 relational attention tile's key block (dat-decompose-flash
+/// block-bytes; 0: no bound).
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
     bool fuseEpilogues, GemmStrategy gemm,
     function_ref<void(OpPassManager &)> beforeDealloc,
-    function_ref<void(OpPassManager &)> beforeBufferize = nullptr);
+    function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
+    int64_t flashBlockBytes = 0);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

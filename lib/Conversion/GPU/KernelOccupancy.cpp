@@ -34,14 +34,21 @@ struct GPUKernelOccupancyPass final
           fn->hasAttr(NVVM::NVVMDialect::getMinctasmAttrName()))
         return;
       // Small blocks (a warp-row tile's 128 threads): as many as the
-      // register file holds at `registersPerThread` each.
+      // register file holds at `registersPerThread` each. A kernel that
+      // keeps its rows in its warps' registers (it shuffles across lanes:
+      // their row reductions) gets that many registers even where fewer
+      // blocks then fit (relational attention's 256 threads: one).
       int64_t blocks = blocksPerSM;
       if (std::optional<ArrayRef<int32_t>> size = fn.getKnownBlockSize()) {
         int64_t threads = 1;
         for (int32_t extent : *size)
           threads *= extent;
-        blocks = std::max<int64_t>(blocks, kRegistersPerSM /
-                                               (threads * registersPerThread));
+        int64_t fit = kRegistersPerSM / (threads * registersPerThread);
+        bool rowsInRegisters = fn.walk([](gpu::ShuffleOp) {
+                                   return WalkResult::interrupt();
+                                 }).wasInterrupted();
+        blocks = rowsInRegisters ? std::max<int64_t>(fit, 1)
+                                 : std::max<int64_t>(blocks, fit);
       }
       fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(blocks));

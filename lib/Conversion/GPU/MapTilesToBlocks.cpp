@@ -437,8 +437,9 @@ static std::string kernelName(scf::ForallOp forall) {
 
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
-                                 bool emulate, bool mma, bool warpRows,
-                                 bool vectorCopies, bool wideTiles) {
+                                 int64_t wholeSMSharedLimit, bool emulate,
+                                 bool mma, bool warpRows, bool vectorCopies,
+                                 bool wideTiles) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -449,6 +450,13 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   });
   if (bounded.wasInterrupted())
     return failure();
+  // A warp-row program of the most warps is alone on its SM (its
+  // registers): its buffers may take the SM's shared memory.
+  if (mma && warpRows) {
+    FailureOr<int64_t> warps = countWarpRowWarps(forall);
+    if (succeeded(warps) && *warps == kMaxWarpRowWarps)
+      sharedLimit = std::max(sharedLimit, wholeSMSharedLimit);
+  }
   SmallPtrSet<Operation *, 8> staged =
       stageOperands(rewriter, forall, sharedLimit);
   // FlashAttention-2's structure where the body takes it: a warp per 16
@@ -685,7 +693,10 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
             getOperation(), getArgument(), "shared-memory", sharedMemory, 0,
             kMaxTileSharedMemory,
             " bytes (sm_90's 227 KiB per block, less the 16 the kernels "
-            "add)")))
+            "add)")) ||
+        failed(checkOptionRange(getOperation(), getArgument(),
+                                "whole-sm-shared-memory", wholeSMSharedMemory,
+                                0, kMaxTileSharedMemory, " bytes")))
       return signalPassFailure();
     // The tile loops the dat tiling passes made (marked dat.origin) and no
     // other loop: each must be mappable.
@@ -710,8 +721,9 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops)
-      if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory, emulate,
-                             mma, warpRows, vectorCopies, wideTiles))) {
+      if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,
+                             wholeSMSharedMemory, emulate, mma, warpRows,
+                             vectorCopies, wideTiles))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

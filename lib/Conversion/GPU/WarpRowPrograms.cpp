@@ -44,8 +44,7 @@ namespace mlir::dat {
 
 namespace {
 
-/// At most this many warps per block (256 threads): 128 rows.
-constexpr int64_t kMaxWarps = 8;
+constexpr int64_t kMaxWarps = kMaxWarpRowWarps;
 /// At most this many 16×8 tiles per row strip of one buffer (128 columns):
 /// the registers a lane holds for it (4 per tile) must fit with the rest.
 constexpr int64_t kMaxColumnTiles = 16;
@@ -192,6 +191,9 @@ private:
   LogicalResult addBuffer(Analysis &an, memref::AllocOp alloc);
   LogicalResult checkContraction(Analysis &an, linalg::LinalgOp op);
   LogicalResult checkGeneric(Analysis &an, linalg::GenericOp op);
+  LogicalResult checkRowContraction(Analysis &an, linalg::GenericOp op);
+  void stageCrossGroupReads(Analysis &an, ArrayRef<memref::AllocOp> allocs,
+                            DenseSet<Value> &staged);
 
   scf::ForallOp forall;
 };
@@ -296,6 +298,8 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1 || !hasElementwiseBody(op))
     return failure();
   unsigned loops = op.getNumLoops();
+  if (loops == an.rowDim + 3)
+    return checkRowContraction(an, op);
   bool columns = loops == an.rowDim + 2;
   if (!columns && loops != an.rowDim + 1)
     return failure();
@@ -362,6 +366,102 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
   return success();
 }
 
+/// out[.., g, i, c] (+)= Σ_j f(A[.., g, i, j], .., B[.., c, i, j], ..): per
+/// row, a reduction over the columns of per-row tiles A and of staged tiles
+/// B whose group is the output's column (relational attention's
+/// Σ_j α[h, i, j] · r[ℓ, i, j] for every relation ℓ: each head's warps read
+/// every relation's tile, which the block computed into shared memory).
+LogicalResult Analyzer::checkRowContraction(Analysis &an,
+                                            linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (an.rowDim == 0)
+    return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return failure();
+  if (iterators.back() != utils::IteratorType::reduction ||
+      !reductionCombiner(op) ||
+      !op.getBody()->getOps<linalg::IndexOp>().empty())
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
+  AffineMap outMap = identity.dropResult(loops - 1);
+  AffineMap rowMap = identity.dropResult(loops - 2);
+  SmallVector<AffineExpr> crossed(outMap.getResults());
+  crossed[an.rowDim - 1] = getAffineDimExpr(an.rowDim + 1, ctx);
+  crossed.back() = getAffineDimExpr(loops - 1, ctx);
+  AffineMap crossMap = AffineMap::get(loops, 0, crossed, ctx);
+
+  OpOperand &out = *op.getDpsInitOperand(0);
+  auto outBuffer = an.buffers.find(out.get());
+  auto outType = cast<MemRefType>(out.get().getType());
+  if (outBuffer == an.buffers.end() || !outBuffer->second.tile ||
+      op.getMatchingIndexingMap(&out) != outMap ||
+      outType.isDynamicDim(an.rowDim + 1))
+    return failure();
+  int64_t columnTiles = 0;
+  bool crossing = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto buffer = an.buffers.find(input->get());
+    if (buffer != an.buffers.end()) {
+      if (!buffer->second.tile || map != rowMap ||
+          (columnTiles && columnTiles != buffer->second.columnTiles))
+        return failure();
+      columnTiles = buffer->second.columnTiles;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    if (!type || !isTileBuffer(input->get()) || map != crossMap)
+      return failure();
+    crossing = true;
+  }
+  if (!columnTiles || !crossing)
+    return failure();
+  an.ops.insert(op);
+  return success();
+}
+
+/// A tile buffer read at another group than the one its reader writes
+/// (relational attention's relation tile [.., ℓ, i, j], which every head
+/// reads) cannot live in one warp's registers: it is staged (computed by the
+/// whole block into memory, MMA contractions included) where everything
+/// that writes it reads only staged buffers, memory outside the tile, or
+/// the buffer itself.
+void Analyzer::stageCrossGroupReads(Analysis &an,
+                                    ArrayRef<memref::AllocOp> allocs,
+                                    DenseSet<Value> &staged) {
+  if (an.rowDim == 0)
+    return;
+  unsigned group = an.rowDim - 1;
+  for (memref::AllocOp alloc : allocs) {
+    Value buffer = alloc.getResult();
+    if (staged.contains(buffer))
+      continue;
+    bool crossed = false, written = false, stageable = true;
+    for (OpOperand &use : buffer.getUses()) {
+      auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      if (!op || op.getNumDpsInits() != 1)
+        continue;
+      if (op.isDpsInit(&use)) {
+        written = true;
+        stageable &= llvm::all_of(op.getDpsInputs(), [&](Value in) {
+          return in == buffer || !isa<MemRefType>(in.getType()) ||
+                 !isTileBuffer(in) || staged.contains(in);
+        });
+        continue;
+      }
+      AffineMap in = op.getMatchingIndexingMap(&use);
+      AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      crossed |= in.getNumResults() > group && out.getNumResults() > group &&
+                 in.getResult(group) != out.getResult(group);
+    }
+    if (crossed && written && stageable)
+      staged.insert(buffer);
+  }
+}
+
 LogicalResult Analyzer::run(Analysis &an) {
   if (forall.getNumResults() || forall.getRank() < 1)
     return failure();
@@ -415,6 +515,7 @@ LogicalResult Analyzer::run(Analysis &an) {
   });
   if (an.rows < 1 || an.rows > kWarpMmaM * kMaxWarps)
     return failure();
+  stageCrossGroupReads(an, allocs, staged);
   for (memref::AllocOp alloc : allocs)
     if (!staged.contains(alloc) && failed(addBuffer(an, alloc)))
       return failure();
@@ -499,6 +600,9 @@ private:
   void rewriteFill(linalg::FillOp op);
   void rewriteContraction(linalg::LinalgOp op);
   void rewriteGeneric(linalg::GenericOp op);
+  void rewriteRowContraction(linalg::GenericOp op);
+  /// The warp's rows of a tile buffer at `column` (tile position) of `group`.
+  Value readTile(Value buffer, Value group, int64_t tile, int64_t tiles);
   LogicalResult rewriteLoop(scf::ForOp loop);
 
   RewriterBase &rw;
@@ -781,6 +885,110 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
   }
 }
 
+Value Builder::readTile(Value buffer, Value group, int64_t tile,
+                        int64_t tiles) {
+  auto type = cast<MemRefType>(buffer.getType());
+  MLIRContext *ctx = rw.getContext();
+  unsigned rank = type.getRank();
+  SmallVector<Value> indices(rank, index(0));
+  indices[an.rowDim - 1] = group;
+  indices[an.rowDim] = rowStart;
+  indices[an.rowDim + 1] = index(tile * kWarpMmaN);
+  AffineMap permutation = AffineMap::get(
+      rank, 0,
+      {getAffineDimExpr(an.rowDim, ctx), getAffineDimExpr(an.rowDim + 1, ctx)},
+      ctx);
+  bool rowsWhole = !type.isDynamicDim(an.rowDim) &&
+                   type.getDimSize(an.rowDim) == an.rows &&
+                   an.rows % kWarpMmaM == 0;
+  bool colsWhole = !type.isDynamicDim(an.rowDim + 1) &&
+                   type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN;
+  Type element = type.getElementType();
+  Value padding = arith::ConstantOp::create(
+      rw, at, element, cast<TypedAttr>(rw.getZeroAttr(element)));
+  return vector::TransferReadOp::create(rw, at, tileType(element), buffer,
+                                        indices, padding, permutation,
+                                        ArrayRef<bool>{rowsWhole, colsWhole});
+}
+
+void Builder::rewriteRowContraction(linalg::GenericOp op) {
+  OpOperand &out = *op.getDpsInitOperand(0);
+  SmallVector<Value> outTiles = valuesOf(out.get());
+  int64_t columns =
+      cast<MemRefType>(out.get().getType()).getDimSize(an.rowDim + 1);
+  auto [kind, combined] = *reductionCombiner(op);
+  Block *body = op.getBody();
+  Operation *combineOp = body->getTerminator()->getOperand(0).getDefiningOp();
+  // The per-row operands' tiles (the analysis checked they agree).
+  int64_t tiles = 0;
+  OpFoldResult tileColumns;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto buffer = an.buffers.find(input->get());
+    if (buffer != an.buffers.end()) {
+      tiles = buffer->second.columnTiles;
+      tileColumns = buffer->second.columns;
+    }
+  }
+  auto element =
+      cast<FloatType>(cast<MemRefType>(out.get().getType()).getElementType());
+  TypedAttr identity = reductionIdentity(kind, element);
+  for (int64_t c = 0; c < columns; ++c) {
+    // Σ_j over the tiles elementwise, then across the row's lanes once.
+    Value partial;
+    for (int64_t j = 0; j < tiles; ++j) {
+      IRMapping map;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        Value v = an.buffers.contains(input->get())
+                      ? valuesOf(input->get())[j]
+                      : readTile(input->get(), index(c), j, tiles);
+        map.map(op.getMatchingBlockArgument(input), v);
+      }
+      for (Operation &inner : body->without_terminator()) {
+        if (&inner == combineOp)
+          continue;
+        Value result;
+        if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+          result = splat(tileType(constant.getType()),
+                         cast<TypedAttr>(constant.getValue()));
+        } else {
+          OperationState state(inner.getLoc(), inner.getName());
+          for (Value operand : inner.getOperands()) {
+            Value mapped = map.lookupOrNull(operand);
+            if (!mapped)
+              mapped = vector::BroadcastOp::create(
+                  rw, at, tileType(operand.getType()), operand);
+            state.addOperands(mapped);
+          }
+          state.addAttributes(inner.getAttrs());
+          state.addTypes(tileType(inner.getResult(0).getType()));
+          result = rw.create(state)->getResult(0);
+        }
+        map.map(inner.getResult(0), result);
+      }
+      Value x = map.lookup(combined);
+      x = arith::SelectOp::create(
+          rw, at, columnMask(tileColumns, j), x,
+          splat(cast<VectorType>(x.getType()), identity));
+      partial =
+          partial ? vector::makeArithReduction(rw, at, kind, partial, x) : x;
+    }
+    Value row = vector::MultiDimReductionOp::create(
+        rw, at, partial, splat(rowType(element), identity),
+        ArrayRef<bool>{false, true}, kind);
+    // Into column c of the output: the other columns keep their values.
+    int64_t t = c / kWarpMmaN;
+    Value isColumn = arith::CmpIOp::create(
+        rw, at, arith::CmpIPredicate::eq, columnIndices(t),
+        vector::BroadcastOp::create(rw, at, tileType(rw.getIndexType()),
+                                    index(c)));
+    Value updated =
+        vector::makeArithReduction(rw, at, kind, outTiles[t], rowsAsTile(row));
+    outTiles[t] =
+        arith::SelectOp::create(rw, at, isColumn, updated, outTiles[t]);
+  }
+  values[out.get()] = outTiles;
+}
+
 LogicalResult Builder::rewriteLoop(scf::ForOp loop) {
   // The buffers with values that the loop uses carry their registers
   // through its iterations.
@@ -856,6 +1064,10 @@ LogicalResult Builder::rewriteBlock(Block *block) {
     if (auto fill = dyn_cast<linalg::FillOp>(op))
       rewriteFill(fill);
     else if (auto generic = dyn_cast<linalg::GenericOp>(op);
+             generic && generic.getNumLoops() == an.rowDim + 3 &&
+             !isWarpMmaContraction(generic))
+      rewriteRowContraction(generic);
+    else if (auto generic = dyn_cast<linalg::GenericOp>(op);
              generic && !isWarpMmaContraction(generic))
       rewriteGeneric(generic);
     else
@@ -920,13 +1132,26 @@ bool needsIterationBarrier(scf::ForOp loop) {
 
 } // namespace
 
+/// The warps of the analysed tile's program: a warp per 16 rows of each
+/// head of the group.
+static int64_t warpsOf(const Analysis &an) {
+  return std::max<int64_t>(an.groups, 1) * llvm::divideCeil(an.rows, kWarpMmaM);
+}
+
+FailureOr<int64_t> countWarpRowWarps(scf::ForallOp forall) {
+  Analysis an;
+  if (failed(Analyzer(forall).run(an)) || warpsOf(an) > kMaxWarps)
+    return failure();
+  return warpsOf(an);
+}
+
 FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
                                        scf::ForallOp forall, bool emulate) {
   Analysis an;
   if (failed(Analyzer(forall).run(an)))
     return failure();
   int64_t strips = llvm::divideCeil(an.rows, kWarpMmaM);
-  int64_t warps = std::max<int64_t>(an.groups, 1) * strips;
+  int64_t warps = warpsOf(an);
   if (warps > kMaxWarps)
     return failure();
   Block *body = forall.getBody();

@@ -99,10 +99,12 @@ struct DecomposeFlashPass final
 
   void runOnOperation() override {
     if (failed(checkOptionRange(getOperation(), getArgument(), "key-tile",
-                                keyTile, 1)))
+                                keyTile, 1)) ||
+        failed(checkOptionRange(getOperation(), getArgument(), "block-bytes",
+                                blockBytes, 0)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateFlashAttentionPatterns(patterns, keyTile);
+    populateFlashAttentionPatterns(patterns, keyTile, blockBytes);
     // A key block's slice of the query tile's slice is one slice of the
     // original tensor, whose producer can then be fused into the key loop.
     tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);

@@ -186,10 +186,57 @@ SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
 
 /// A rewrite into loops over blocks of `keyTile` keys.
 template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
-  KeyBlockPattern(MLIRContext *ctx, int64_t keyTile)
-      : OpRewritePattern<OpTy>(ctx), keyTile(keyTile) {}
+  KeyBlockPattern(MLIRContext *ctx, int64_t keyTile, int64_t blockBytes)
+      : OpRewritePattern<OpTy>(ctx), keyTile(keyTile), blockBytes(blockBytes) {}
   int64_t keyTile;
+  /// See populateFlashAttentionPatterns (0: no bound).
+  int64_t blockBytes;
 };
+
+/// Bytes of a static shape's elements (nullopt where a dim is dynamic).
+static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
+                                          int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      return std::nullopt;
+    bytes *= d;
+  }
+  return bytes;
+}
+
+/// The keys per block of a bf16 relational attention tile whose buffers must
+/// fit in `blockBytes`: the query and relation query tiles, and per key one
+/// row of keys, relation keys and symbols (bf16) and the f32 relations of
+/// the tile's rows (the GPU stages all of them in shared memory).
+static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
+                                 int64_t blockBytes) {
+  auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  if (!blockBytes || !op.getQueryType().getElementType().isBF16())
+    return keyTile;
+  ArrayRef<int64_t> q = op.getQueryType().getShape(),
+                    k = op.getKeyType().getShape(),
+                    rq = type(op.getRelQuery()).getShape(),
+                    rk = type(op.getRelKey()).getShape(),
+                    s = type(op.getSymbols()).getShape();
+  // Per key: a row of each of [B, Hkv, ·, dk], [B, R, ·, dr] and the
+  // symbols (per pair: the tile's rows of them), and [B, R, Nq] relations.
+  std::optional<int64_t> fixed = staticBytes(q, 2), rel = staticBytes(rq, 2);
+  std::optional<int64_t> perKey = staticBytes({k[0], k[1], k[3]}, 2),
+                         relKey = staticBytes({rk[0], rk[1], rk[3]}, 2),
+                         relations = staticBytes({rq[0], rq[1], rq[2]}, 4);
+  std::optional<int64_t> symbols =
+      op.getSymbolsPerPair()    ? staticBytes({s[0], s[2], s[3]}, 2)
+      : op.getRelativeSymbols() ? staticBytes({s[1], s[2]}, 2)
+                                : staticBytes({s[0], s[1], s[3]}, 2);
+  if (!fixed || !rel || !perKey || !relKey || !relations || !symbols)
+    return keyTile;
+  int64_t row = *perKey + *relKey + *relations + *symbols;
+  int64_t tile = keyTile;
+  while (tile > 16 && *fixed + *rel + tile * row > blockBytes)
+    tile /= 2;
+  return tile;
+}
 
 struct FlashAttention final : KeyBlockPattern<AttentionOp> {
   using KeyBlockPattern::KeyBlockPattern;
@@ -263,7 +310,8 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
       return AffineMap::get(5, 0, r, ctx);
     };
     SmallVector<Value> state = buildKeyLoop(
-        rw, loc, visibleKeys(rw, loc, in), keyTile,
+        rw, loc, visibleKeys(rw, loc, in),
+        relationalKeyTile(op, keyTile, blockBytes),
         {m0, l0, zeros(rw, loc, outShape, accTy),
          zeros(rw, loc, relShape, accTy)},
         [&](OpBuilder &nb, Location l, Value j0, OpFoldResult len,
@@ -420,9 +468,9 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
 } // namespace
 
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
-                                    int64_t keyTile) {
+                                    int64_t keyTile, int64_t blockBytes) {
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
-      patterns.getContext(), keyTile);
+      patterns.getContext(), keyTile, blockBytes);
 }
 
 } // namespace mlir::dat

@@ -54,10 +54,20 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
 /// for every SM of the GPU), 16 if none does. The ops that keep every head
 /// in a tile (relational attention, HYLA) have few tiles at batch 4 and
 /// N = 1024 (64 at 64 rows): smaller tiles are the only parallelism left.
-/// Shapes not known statically get 64.
+/// Relational attention's tile takes at most 8·16 / H rows (H heads, up to
+/// 8): the GPU's warp-row program gives each head a warp per 16 rows, 8
+/// warps at most. Shapes not known statically get 64.
 int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
+  int64_t maxRows = 64;
+  if (auto relational = dyn_cast<RelationalAttentionOp>(op.getOperation())) {
+    int64_t heads = relational.getQueryType().getDimSize(1);
+    if (!ShapedType::isDynamic(heads) && heads <= 8)
+      maxRows = 16 * (8 / heads);
+  }
   SmallVector<Range> domain = op.getIterationDomain(b);
   for (int64_t rows : {64, 32, 16}) {
+    if (rows > maxRows)
+      continue;
     SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
     int64_t tiles = 1;
     for (auto [range, size] : llvm::zip(domain, sizes)) {

@@ -21,6 +21,22 @@ func.func @relational(%q: tensor<2x4x256x8xf32>, %k: tensor<2x4x256x8xf32>, %qr:
 
 // -----
 
+// With 8 heads, 16 rows (8·16/H), though 64 would make enough tiles: the
+// GPU's warp-row program takes a warp per 16 rows of each head, 8 at most.
+// CHECK-LABEL: func.func @relational_eight_heads
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (4, 1024) step (1, 16)
+func.func @relational_eight_heads(%q: tensor<4x8x1024x8xf32>, %qr: tensor<4x8x1024x4xf32>,
+                                  %wr: tensor<8x8x8xf32>) -> tensor<4x8x1024x8xf32> {
+  %o = tensor.empty() : tensor<4x8x1024x8xf32>
+  %r = dat.relational_attention ins(%q, %q, %qr, %qr, %q, %wr : tensor<4x8x1024x8xf32>, tensor<4x8x1024x8xf32>,
+             tensor<4x8x1024x4xf32>, tensor<4x8x1024x4xf32>, tensor<4x8x1024x8xf32>, tensor<8x8x8xf32>)
+         outs(%o : tensor<4x8x1024x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "identity"
+         -> tensor<4x8x1024x8xf32>
+  return %r : tensor<4x8x1024x8xf32>
+}
+
+// -----
+
 // Plain attention also splits over heads: 2 × 4 heads × 4 tiles of 64 rows
 // are already 32 tiles — 64 rows.
 // CHECK-LABEL: func.func @attention

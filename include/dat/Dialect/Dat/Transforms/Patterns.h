@@ -30,8 +30,12 @@ void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Key-block loops with an online softmax for dat.attention,
 /// dat.relational_attention and dat.hyper_attention (see dat-tile-attention).
+/// With `blockBytes` (0: no bound), a bf16 relational attention tile takes
+/// fewer keys per block (halved, down to 16) until its query tiles and one
+/// key block of keys, relation keys, symbols and relations fit in that many
+/// bytes (the GPU block's shared memory).
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
-                                    int64_t keyTile);
+                                    int64_t keyTile, int64_t blockBytes = 0);
 
 /// Fuses the prologues of the tiled attention ops under `root` — RoPE,
 /// orthogonal maps and the transposes between them and attention — into the
