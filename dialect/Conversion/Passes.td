@@ -89,6 +89,11 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     the probabilities as their A operand, row reductions in registers; the
     only barriers left follow the staging copies of the query, key and
     value blocks (`buildWarpRowProgram`, lib/Conversion/GPU/WarpRowPrograms.cpp).
+    A bf16 contraction spread over the block's warps takes in the zero fill
+    of its output just before it (its accumulators start at zero) and the
+    in-place elementwise generics just after it (a scale, an activation:
+    applied to its accumulators before they are written), each a pass over
+    the buffer and a barrier fewer.
     A buffer that a generic reads at another head than the one it writes
     (relational attention's relation tile `[.., ℓ, i, j]`, which every
     head's warps read) is staged instead: the block computes it into shared

@@ -107,11 +107,22 @@ inline constexpr int64_t kMaxWarpRowWarps = 8;
 /// 8×16 as n×k, C 16×8, the bf16 operands widened to f32). Partial tiles are
 /// padded: their reads past the op's extents give zeros and their writes
 /// stop there. A null `warp` runs the warps one after another (the CPU
-/// emulation). Fails, changing nothing, where `op` is not such a
+/// emulation). With `fromZeros` the accumulators start at zero instead of
+/// the output's values (a zero fill before it made redundant); each op of
+/// `epilogue` (in-place elementwise generics on the output,
+/// isWarpMmaEpilogue) is applied to the accumulators before they are
+/// written, and erased. Fails, changing nothing, where `op` is not such a
 /// contraction.
-LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
-                                      linalg::LinalgOp op, Value warp,
-                                      int64_t warps, bool wide = true);
+LogicalResult
+buildWarpMmaContraction(RewriterBase &rewriter, linalg::LinalgOp op, Value warp,
+                        int64_t warps, bool wide = true, bool fromZeros = false,
+                        ArrayRef<linalg::GenericOp> epilogue = {});
+
+/// Whether `generic` can be applied to `contraction`'s accumulator tiles in
+/// registers: it reads and writes the contraction's output in place
+/// (identity map, every loop parallel, no other operand) with a body of
+/// scalar arith and math ops (a scale, an activation).
+bool isWarpMmaEpilogue(linalg::LinalgOp contraction, linalg::GenericOp generic);
 
 /// The fragment a lane holds of an MMA operand tile (vector<16x16xT>: 8
 /// elements, vector<8x16xT>: 4, vector<16x8xT>: 4) or of a row vector of a

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -633,18 +634,53 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   SmallVector<linalg::LinalgOp> ops;
   target->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  // A warp MMA contraction takes in the zero fill of its output just before
+  // it (its accumulators start at zero) and the in-place elementwise ops
+  // just after it (a scale, an activation: applied to its accumulators
+  // before they are written): a pass over the buffer and a barrier each.
+  bool warpMma = mma && blockSize % kWarpSize == 0;
+  DenseMap<Operation *, SmallVector<linalg::GenericOp>> epilogues;
+  DenseSet<Operation *> zeroFilled, fusedFills, fusedEpilogues;
+  for (linalg::LinalgOp op : warpMma ? ops : ArrayRef<linalg::LinalgOp>{}) {
+    if (!isWarpMmaContraction(op))
+      continue;
+    Value out = op.getDpsInits()[0];
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+        fill && fill.getDpsInits()[0] == out &&
+        matchPattern(fill.value(), m_PosZeroFloat())) {
+      zeroFilled.insert(op);
+      fusedFills.insert(fill);
+    }
+    for (auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+         next && isWarpMmaEpilogue(op, next);
+         next = dyn_cast_or_null<linalg::GenericOp>(next->getNextNode())) {
+      epilogues[op].push_back(next);
+      fusedEpilogues.insert(next);
+    }
+  }
   for (linalg::LinalgOp op : ops) {
+    // (The epilogues are gone with their contractions: not dereferenced.)
+    if (fusedEpilogues.contains(op))
+      continue;
+    if (fusedFills.contains(op)) {
+      rewriter.eraseOp(op);
+      continue;
+    }
     Location opLoc = op.getLoc();
     Operation *next = op->getNextNode();
     // bf16 contractions on the warps' tensor cores.
-    if (mma && blockSize % kWarpSize == 0 && isWarpMmaContraction(op)) {
+    if (warpMma && isWarpMmaContraction(op)) {
+      SmallVector<linalg::GenericOp> epilogue = epilogues.lookup(op);
+      if (!epilogue.empty())
+        next = epilogue.back()->getNextNode();
       Value warp;
       rewriter.setInsertionPoint(op);
       if (!emulate)
         warp =
             arith::DivUIOp::create(rewriter, opLoc, threadId, index(kWarpSize));
       if (failed(buildWarpMmaContraction(rewriter, op, warp,
-                                         blockSize / kWarpSize, wideTiles)))
+                                         blockSize / kWarpSize, wideTiles,
+                                         zeroFilled.contains(op), epilogue)))
         return failure();
       if (!emulate) {
         rewriter.setInsertionPoint(next);

@@ -17,9 +17,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <algorithm>
@@ -249,11 +251,72 @@ Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
       iterators);
 }
 
+bool isWarpMmaEpilogue(linalg::LinalgOp contraction,
+                       linalg::GenericOp generic) {
+  Value out = contraction.getDpsInits()[0];
+  if (generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInits()[0] != out ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      getElementTypeOrSelf(out.getType()) !=
+          generic.getBody()->getArgument(0).getType())
+    return false;
+  for (Operation &inner : generic.getBody()->without_terminator()) {
+    if (isa<arith::ConstantOp>(inner) &&
+        inner.getResult(0).getType().isIntOrIndexOrFloat())
+      continue;
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
+        !inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() ||
+        inner.getNumResults() != 1 ||
+        !llvm::all_of(inner.getOperandTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); }))
+      return false;
+  }
+  return true;
+}
+
+/// `generic`'s body (isWarpMmaEpilogue) on the tile `acc`.
+static Value applyEpilogue(OpBuilder &b, Location loc,
+                           linalg::GenericOp generic, Value acc) {
+  auto type = cast<VectorType>(acc.getType());
+  IRMapping map;
+  Block *body = generic.getBody();
+  map.map(body->getArgument(0), acc);
+  for (Operation &inner : body->without_terminator()) {
+    Value result;
+    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+      result = arith::ConstantOp::create(
+          b, loc,
+          SplatElementsAttr::get(type.clone(constant.getType()),
+                                 cast<TypedAttr>(constant.getValue())));
+    } else {
+      OperationState state(inner.getLoc(), inner.getName());
+      for (Value operand : inner.getOperands()) {
+        Value mapped = map.lookupOrNull(operand);
+        if (!mapped)
+          // A scalar from outside the body, the same for every element.
+          mapped = vector::BroadcastOp::create(
+              b, loc, type.clone(operand.getType()), operand);
+        state.addOperands(mapped);
+      }
+      state.addAttributes(inner.getAttrs());
+      state.addTypes(type.clone(inner.getResult(0).getType()));
+      result = b.create(state)->getResult(0);
+    }
+    map.map(inner.getResult(0), result);
+  }
+  return map.lookup(body->getTerminator()->getOperand(0));
+}
+
 LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op, Value warp,
-                                      int64_t warps, bool wide) {
+                                      int64_t warps, bool wide, bool fromZeros,
+                                      ArrayRef<linalg::GenericOp> epilogue) {
   if (!isWarpMmaContraction(op) || warps < 1)
     return failure();
+  for (linalg::GenericOp generic : epilogue)
+    if (!isWarpMmaEpilogue(op, generic))
+      return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto index = [&](int64_t v) -> Value {
@@ -349,12 +412,21 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   // Accumulator r * blocks + j: the 16×8 tile at rows r, columns j.
   tile.ivs[k] = index(0);
   SmallVector<Value> accs;
+  auto accType = VectorType::get({kWarpMmaM, kWarpMmaN},
+                                 getElementTypeOrSelf(out.get().getType()));
   for (int64_t r = 0; r < rowTiles; ++r) {
     atRows(r);
     for (int64_t j = 0; j < blocks; ++j) {
       atBlock(j);
       accs.push_back(
-          readTile(rewriter, loc, op, out, tile, m, n, {kWarpMmaM, kWarpMmaN}));
+          fromZeros ? arith::ConstantOp::create(
+                          rewriter, loc, accType,
+                          SplatElementsAttr::get(
+                              accType,
+                              rewriter.getZeroAttr(accType.getElementType())))
+                          .getResult()
+                    : readTile(rewriter, loc, op, out, tile, m, n,
+                               {kWarpMmaM, kWarpMmaN}));
     }
   }
   auto steps = scf::ForOp::create(rewriter, loc, index(0), extent(k),
@@ -395,8 +467,11 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
       atBlock(j);
       auto [indices, permutation] =
           tileAccess(rewriter, loc, op, out, tile.ivs, m, n);
+      Value result = steps.getResult(r * blocks + j);
+      for (linalg::GenericOp generic : epilogue)
+        result = applyEpilogue(rewriter, loc, generic, result);
       vector::TransferWriteOp::create(
-          rewriter, loc, steps.getResult(r * blocks + j), out.get(), indices,
+          rewriter, loc, result, out.get(), indices,
           AffineMapAttr::get(permutation),
           /*mask=*/Value(),
           rewriter.getBoolArrayAttr(
@@ -404,6 +479,8 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
     }
   }
   rewriter.eraseOp(op);
+  for (linalg::GenericOp generic : epilogue)
+    rewriter.eraseOp(generic);
   return success();
 }
 

@@ -8,9 +8,9 @@
 // 32 over 48 keys: the second is partial). The relation tile r[ℓ, i, j] is
 // read by every head (Σ_j α[h, i, j] · r[ℓ, i, j]), so it cannot live in one
 // warp's registers: it is staged, the block computing it into shared memory
-// (its contraction as warp MMA tiles, then the relu, each followed by a
-// barrier). Everything else takes FlashAttention-2's structure: a warp per
-// head (64 threads), the scores, row maxima and sums, the output and the
+// (its contraction as warp MMA tiles, the scale and relu on their
+// accumulators, then a barrier). Everything else takes FlashAttention-2's
+// structure: a warp per head (64 threads), the scores, row maxima and sums, the output and the
 // relation accumulator [h, i, ℓ] in registers through the key loop; each
 // warp reads its rows of every relation's tile from shared memory in 16×8
 // tiles, reduces α · r over the keys (the tiles elementwise, then one
@@ -26,11 +26,17 @@
 // GPU: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // GPU:   vector.multi_reduction <maximumf>, %{{.+}}, %{{.+}} [1] : vector<16x8xf32> to vector<16xf32>
 // GPU:   vector.multi_reduction <add>, %{{.+}}, %{{.+}} [1] : vector<16x8xf32> to vector<16xf32>
-// The relation tile, block-wide: its warp MMA tiles, then the relu.
+// The relation tile, block-wide: its warp MMA tiles from zeros (the zero
+// fill before it taken in), the scale and the relu applied to the
+// accumulators before they are written (not passes of their own over the
+// tile), then one barrier.
+// GPU:   arith.constant dense<0.000000e+00> : vector<16x8xf32>
 // GPU:   vector.contract
+// GPU:   arith.mulf {{.*}} : vector<16x8xf32>
+// GPU:   arith.maximumf {{.*}} : vector<16x8xf32>
+// GPU:   vector.transfer_write {{.*}} : vector<16x8xf32>, memref<1x2x16x?xf32>
 // GPU:   gpu.barrier
-// GPU:   arith.maximumf {{.*}} : f32
-// GPU:   gpu.barrier
+// GPU-NOT: arith.maximumf {{.*}} : f32
 // P·V from registers:
 // GPU:   vector.insert_strided_slice %{{.+}}, %{{.+}} {offsets = [0, 8], strides = [1, 1]} : vector<16x8xbf16> into vector<16x16xbf16>
 // GPU:   vector.contract
