@@ -118,6 +118,12 @@ buildWarpMmaContraction(RewriterBase &rewriter, linalg::LinalgOp op, Value warp,
                         int64_t warps, bool wide = true, bool fromZeros = false,
                         ArrayRef<linalg::GenericOp> epilogue = {});
 
+/// The scalar op `inner` of an elementwise body on vectors of `shape`: its
+/// operands looked up in `map` (a value from outside the body broadcast),
+/// a constant splat; the result is mapped too and returned.
+Value vectorizeScalarOp(OpBuilder &b, Location loc, Operation &inner,
+                        IRMapping &map, ArrayRef<int64_t> shape);
+
 /// Whether `generic` can be applied to `contraction`'s accumulator tiles in
 /// registers: it reads and writes the contraction's output in place
 /// (identity map, every loop parallel, no other operand) with a body of

@@ -275,36 +275,41 @@ bool isWarpMmaEpilogue(linalg::LinalgOp contraction,
   return true;
 }
 
+Value vectorizeScalarOp(OpBuilder &b, Location loc, Operation &inner,
+                        IRMapping &map, ArrayRef<int64_t> shape) {
+  Value result;
+  if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+    result = arith::ConstantOp::create(
+        b, loc,
+        SplatElementsAttr::get(VectorType::get(shape, constant.getType()),
+                               cast<TypedAttr>(constant.getValue())));
+  } else {
+    OperationState state(inner.getLoc(), inner.getName());
+    for (Value operand : inner.getOperands()) {
+      Value mapped = map.lookupOrNull(operand);
+      if (!mapped)
+        // A scalar from outside the body, the same for every element.
+        mapped = vector::BroadcastOp::create(
+            b, loc, VectorType::get(shape, operand.getType()), operand);
+      state.addOperands(mapped);
+    }
+    state.addAttributes(inner.getAttrs());
+    state.addTypes(VectorType::get(shape, inner.getResult(0).getType()));
+    result = b.create(state)->getResult(0);
+  }
+  map.map(inner.getResult(0), result);
+  return result;
+}
+
 /// `generic`'s body (isWarpMmaEpilogue) on the tile `acc`.
 static Value applyEpilogue(OpBuilder &b, Location loc,
                            linalg::GenericOp generic, Value acc) {
-  auto type = cast<VectorType>(acc.getType());
   IRMapping map;
   Block *body = generic.getBody();
   map.map(body->getArgument(0), acc);
-  for (Operation &inner : body->without_terminator()) {
-    Value result;
-    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-      result = arith::ConstantOp::create(
-          b, loc,
-          SplatElementsAttr::get(type.clone(constant.getType()),
-                                 cast<TypedAttr>(constant.getValue())));
-    } else {
-      OperationState state(inner.getLoc(), inner.getName());
-      for (Value operand : inner.getOperands()) {
-        Value mapped = map.lookupOrNull(operand);
-        if (!mapped)
-          // A scalar from outside the body, the same for every element.
-          mapped = vector::BroadcastOp::create(
-              b, loc, type.clone(operand.getType()), operand);
-        state.addOperands(mapped);
-      }
-      state.addAttributes(inner.getAttrs());
-      state.addTypes(type.clone(inner.getResult(0).getType()));
-      result = b.create(state)->getResult(0);
-    }
-    map.map(inner.getResult(0), result);
-  }
+  for (Operation &inner : body->without_terminator())
+    vectorizeScalarOp(b, loc, inner, map,
+                      cast<VectorType>(acc.getType()).getShape());
   return map.lookup(body->getTerminator()->getOperand(0));
 }
 

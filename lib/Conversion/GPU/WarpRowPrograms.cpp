@@ -815,24 +815,10 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
               rw, at, VectorType::get(shape, rw.getIndexType()), group);
         else
           result = zeros(VectorType::get(shape, rw.getIndexType()));
-      } else if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-        result = splat(VectorType::get(shape, constant.getType()),
-                       cast<TypedAttr>(constant.getValue()));
+        map.map(inner.getResult(0), result);
       } else {
-        OperationState state(inner.getLoc(), inner.getName());
-        for (Value operand : inner.getOperands()) {
-          Value mapped = map.lookupOrNull(operand);
-          if (!mapped)
-            // A scalar from outside the body, the same for every element.
-            mapped = vector::BroadcastOp::create(
-                rw, at, VectorType::get(shape, operand.getType()), operand);
-          state.addOperands(mapped);
-        }
-        state.addAttributes(inner.getAttrs());
-        state.addTypes(VectorType::get(shape, inner.getResult(0).getType()));
-        result = rw.create(state)->getResult(0);
+        vectorizeScalarOp(rw, at, inner, map, shape);
       }
-      map.map(inner.getResult(0), result);
     }
     if (reduction) {
       // Columns past the buffer's end (the last key block's padding) must
@@ -943,28 +929,9 @@ void Builder::rewriteRowContraction(linalg::GenericOp op) {
                       : readTile(input->get(), index(c), j, tiles);
         map.map(op.getMatchingBlockArgument(input), v);
       }
-      for (Operation &inner : body->without_terminator()) {
-        if (&inner == combineOp)
-          continue;
-        Value result;
-        if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-          result = splat(tileType(constant.getType()),
-                         cast<TypedAttr>(constant.getValue()));
-        } else {
-          OperationState state(inner.getLoc(), inner.getName());
-          for (Value operand : inner.getOperands()) {
-            Value mapped = map.lookupOrNull(operand);
-            if (!mapped)
-              mapped = vector::BroadcastOp::create(
-                  rw, at, tileType(operand.getType()), operand);
-            state.addOperands(mapped);
-          }
-          state.addAttributes(inner.getAttrs());
-          state.addTypes(tileType(inner.getResult(0).getType()));
-          result = rw.create(state)->getResult(0);
-        }
-        map.map(inner.getResult(0), result);
-      }
+      for (Operation &inner : body->without_terminator())
+        if (&inner != combineOp)
+          vectorizeScalarOp(rw, at, inner, map, {kWarpMmaM, kWarpMmaN});
       Value x = map.lookup(combined);
       x = arith::SelectOp::create(
           rw, at, columnMask(tileColumns, j), x,
