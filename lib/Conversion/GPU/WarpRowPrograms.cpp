@@ -601,7 +601,15 @@ private:
   void rewriteContraction(linalg::LinalgOp op);
   void rewriteGeneric(linalg::GenericOp op);
   void rewriteRowContraction(linalg::GenericOp op);
-  /// The warp's rows of a tile buffer at `column` (tile position) of `group`.
+  /// Where the warp's rows of tile `tile` (of `tiles` per row strip) of
+  /// `group` lie in `buffer` [.., G, R, C], and which dims are in bounds.
+  struct TileAccess {
+    SmallVector<Value> indices;
+    AffineMap permutation;
+    SmallVector<bool, 2> inBounds;
+  };
+  TileAccess tileAccess(Value buffer, Value group, int64_t tile, int64_t tiles);
+  /// The warp's rows of that tile.
   Value readTile(Value buffer, Value group, int64_t tile, int64_t tiles);
   LogicalResult rewriteLoop(scf::ForOp loop);
 
@@ -847,54 +855,48 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
     // The tile's result rows to global memory; rows and columns past the
     // view's end are not written.
     auto type = cast<MemRefType>(out.get().getType());
-    MLIRContext *ctx = rw.getContext();
-    AffineMap permutation =
-        AffineMap::get(loops, 0,
-                       {getAffineDimExpr(an.rowDim, ctx),
-                        getAffineDimExpr(an.rowDim + 1, ctx)},
-                       ctx);
-    bool rowsWhole = !type.isDynamicDim(an.rowDim) &&
-                     type.getDimSize(an.rowDim) == an.rows &&
-                     an.rows % kWarpMmaM == 0;
-    bool colsWhole = !type.isDynamicDim(an.rowDim + 1) &&
-                     type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN;
     for (auto [j, tile] : llvm::enumerate(results)) {
-      SmallVector<Value> indices(loops, index(0));
-      indices[an.rowDim] = rowStart;
-      if (an.rowDim > 0)
-        indices[an.rowDim - 1] = group;
-      indices[an.rowDim + 1] = index(j * kWarpMmaN);
-      vector::TransferWriteOp::create(
-          rw, at, tile, out.get(), indices, AffineMapAttr::get(permutation),
-          /*mask=*/Value(), rw.getBoolArrayAttr({rowsWhole, colsWhole}));
+      TileAccess access = tileAccess(out.get(), group, j, tiles);
+      vector::TransferWriteOp::create(rw, at, tile, out.get(), access.indices,
+                                      AffineMapAttr::get(access.permutation),
+                                      /*mask=*/Value(),
+                                      rw.getBoolArrayAttr(access.inBounds));
     }
   }
 }
 
-Value Builder::readTile(Value buffer, Value group, int64_t tile,
-                        int64_t tiles) {
+Builder::TileAccess Builder::tileAccess(Value buffer, Value group, int64_t tile,
+                                        int64_t tiles) {
   auto type = cast<MemRefType>(buffer.getType());
   MLIRContext *ctx = rw.getContext();
   unsigned rank = type.getRank();
-  SmallVector<Value> indices(rank, index(0));
-  indices[an.rowDim - 1] = group;
-  indices[an.rowDim] = rowStart;
-  indices[an.rowDim + 1] = index(tile * kWarpMmaN);
-  AffineMap permutation = AffineMap::get(
+  TileAccess access;
+  access.indices.assign(rank, index(0));
+  if (an.rowDim > 0)
+    access.indices[an.rowDim - 1] = group;
+  access.indices[an.rowDim] = rowStart;
+  access.indices[an.rowDim + 1] = index(tile * kWarpMmaN);
+  access.permutation = AffineMap::get(
       rank, 0,
       {getAffineDimExpr(an.rowDim, ctx), getAffineDimExpr(an.rowDim + 1, ctx)},
       ctx);
-  bool rowsWhole = !type.isDynamicDim(an.rowDim) &&
-                   type.getDimSize(an.rowDim) == an.rows &&
-                   an.rows % kWarpMmaM == 0;
-  bool colsWhole = !type.isDynamicDim(an.rowDim + 1) &&
-                   type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN;
-  Type element = type.getElementType();
+  access.inBounds = {!type.isDynamicDim(an.rowDim) &&
+                         type.getDimSize(an.rowDim) == an.rows &&
+                         an.rows % kWarpMmaM == 0,
+                     !type.isDynamicDim(an.rowDim + 1) &&
+                         type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN};
+  return access;
+}
+
+Value Builder::readTile(Value buffer, Value group, int64_t tile,
+                        int64_t tiles) {
+  TileAccess access = tileAccess(buffer, group, tile, tiles);
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
   Value padding = arith::ConstantOp::create(
       rw, at, element, cast<TypedAttr>(rw.getZeroAttr(element)));
   return vector::TransferReadOp::create(rw, at, tileType(element), buffer,
-                                        indices, padding, permutation,
-                                        ArrayRef<bool>{rowsWhole, colsWhole});
+                                        access.indices, padding,
+                                        access.permutation, access.inBounds);
 }
 
 void Builder::rewriteRowContraction(linalg::GenericOp op) {
