@@ -124,6 +124,11 @@ buildWarpMmaContraction(RewriterBase &rewriter, linalg::LinalgOp op, Value warp,
 Value vectorizeScalarOp(OpBuilder &b, Location loc, Operation &inner,
                         IRMapping &map, ArrayRef<int64_t> shape);
 
+/// Whether the body of `op` is arith and math ops on scalars (and, with
+/// `allowIndex`, linalg.index), which apply to tiles element by element
+/// (vectorizeScalarOp).
+bool hasScalarElementwiseBody(linalg::GenericOp op, bool allowIndex);
+
 /// Whether `generic` can be applied to `contraction`'s accumulator tiles in
 /// registers: it reads and writes the contraction's output in place
 /// (identity map, every loop parallel, no other operand) with a body of

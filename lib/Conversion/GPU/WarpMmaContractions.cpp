@@ -251,6 +251,23 @@ Value buildWarpMmaContract(OpBuilder &b, Location loc, Value a, Value bTile,
       iterators);
 }
 
+bool hasScalarElementwiseBody(linalg::GenericOp op, bool allowIndex) {
+  auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    if (allowIndex && isa<linalg::IndexOp>(inner))
+      continue;
+    if (isa<arith::ConstantOp>(inner) && scalar(inner.getResult(0).getType()))
+      continue;
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
+        !inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() ||
+        inner.getNumResults() != 1 ||
+        !llvm::all_of(inner.getOperandTypes(), scalar) ||
+        !scalar(inner.getResult(0).getType()))
+      return false;
+  }
+  return true;
+}
+
 bool isWarpMmaEpilogue(linalg::LinalgOp contraction,
                        linalg::GenericOp generic) {
   Value out = contraction.getDpsInits()[0];
@@ -261,18 +278,7 @@ bool isWarpMmaEpilogue(linalg::LinalgOp contraction,
       getElementTypeOrSelf(out.getType()) !=
           generic.getBody()->getArgument(0).getType())
     return false;
-  for (Operation &inner : generic.getBody()->without_terminator()) {
-    if (isa<arith::ConstantOp>(inner) &&
-        inner.getResult(0).getType().isIntOrIndexOrFloat())
-      continue;
-    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
-        !inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() ||
-        inner.getNumResults() != 1 ||
-        !llvm::all_of(inner.getOperandTypes(),
-                      [](Type t) { return t.isIntOrIndexOrFloat(); }))
-      return false;
-  }
-  return true;
+  return hasScalarElementwiseBody(generic, /*allowIndex=*/false);
 }
 
 Value vectorizeScalarOp(OpBuilder &b, Location loc, Operation &inner,

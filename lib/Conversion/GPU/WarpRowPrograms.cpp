@@ -44,7 +44,6 @@ namespace mlir::dat {
 
 namespace {
 
-constexpr int64_t kMaxWarps = kMaxWarpRowWarps;
 /// At most this many 16×8 tiles per row strip of one buffer (128 columns):
 /// the registers a lane holds for it (4 per tile) must fit with the rest.
 constexpr int64_t kMaxColumnTiles = 16;
@@ -153,27 +152,6 @@ TypedAttr reductionIdentity(vector::CombiningKind kind, FloatType type) {
   default:
     return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
   }
-}
-
-/// Whether the body of `op` is arith and math ops on scalars the rewrite can
-/// apply to tiles (and linalg.index).
-bool hasElementwiseBody(linalg::GenericOp op) {
-  for (Operation &inner : op.getBody()->without_terminator()) {
-    if (isa<linalg::IndexOp>(inner))
-      continue;
-    if (isa<arith::ConstantOp>(inner) &&
-        isa<IntegerType, FloatType, IndexType>(inner.getResult(0).getType()))
-      continue;
-    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
-        !inner.hasTrait<OpTrait::Elementwise>() || inner.getNumRegions() ||
-        inner.getNumResults() != 1)
-      return false;
-    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
-    if (!llvm::all_of(inner.getOperandTypes(), scalar) ||
-        !scalar(inner.getResult(0).getType()))
-      return false;
-  }
-  return true;
 }
 
 class Analyzer {
@@ -295,7 +273,8 @@ LogicalResult Analyzer::checkContraction(Analysis &an, linalg::LinalgOp op) {
 }
 
 LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || !hasElementwiseBody(op))
+  if (op.getNumDpsInits() != 1 ||
+      !hasScalarElementwiseBody(op, /*allowIndex=*/true))
     return failure();
   unsigned loops = op.getNumLoops();
   if (loops == an.rowDim + 3)
@@ -382,7 +361,7 @@ LogicalResult Analyzer::checkRowContraction(Analysis &an,
       return failure();
   if (iterators.back() != utils::IteratorType::reduction ||
       !reductionCombiner(op) ||
-      !op.getBody()->getOps<linalg::IndexOp>().empty())
+      !hasScalarElementwiseBody(op, /*allowIndex=*/false))
     return failure();
   MLIRContext *ctx = op.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
@@ -513,7 +492,7 @@ LogicalResult Analyzer::run(Analysis &an) {
     }
     return WalkResult::interrupt();
   });
-  if (an.rows < 1 || an.rows > kWarpMmaM * kMaxWarps)
+  if (an.rows < 1 || an.rows > kWarpMmaM * kMaxWarpRowWarps)
     return failure();
   stageCrossGroupReads(an, allocs, staged);
   for (memref::AllocOp alloc : allocs)
@@ -1109,7 +1088,7 @@ static int64_t warpsOf(const Analysis &an) {
 
 FailureOr<int64_t> countWarpRowWarps(scf::ForallOp forall) {
   Analysis an;
-  if (failed(Analyzer(forall).run(an)) || warpsOf(an) > kMaxWarps)
+  if (failed(Analyzer(forall).run(an)) || warpsOf(an) > kMaxWarpRowWarps)
     return failure();
   return warpsOf(an);
 }
@@ -1121,7 +1100,7 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
     return failure();
   int64_t strips = llvm::divideCeil(an.rows, kWarpMmaM);
   int64_t warps = warpsOf(an);
-  if (warps > kMaxWarps)
+  if (warps > kMaxWarpRowWarps)
     return failure();
   Block *body = forall.getBody();
   Location loc = forall.getLoc();
