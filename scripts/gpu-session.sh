@@ -29,18 +29,22 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
 # Run in this order. Sessions 33, 34 and 38 measured K1 (d64, d128 at
 # N=4096, causal), K2 at N=1024 and relu at 4096, K3, M1, M2 and M3
-# (bench/results/). First, K1 three ways in one run: session 38's paired
-# fragment accesses and 32×64 warp tiles, without the pairs (-nopairs)
-# and without the wide tiles (-narrow). Session 38's second call found
-# K1's attention tile at 4.5 ms where its first call (before both) had
-# 2.8 ms, on two machines, with the tile's key loop unchanged in SASS:
-# this run tells whether the pairs cost it. Then K2 two ways: relational
-# attention's tile in the warp-row structure (session 39, never run on a
-# GPU) and block-wide as before (K2 was 96% tile at 30.5 ms in session
-# 38). Then what has not been measured.
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-nopairs"
-default_bench+=",K1-attn-d64-n4096.bf16-narrow"
-default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-blockwide"
+# (bench/results/). First, K1 four ways in one run: as built (session
+# 40's cp.async key and value blocks, never run on a GPU), without them
+# (-sync: the staging copies synchronous, each followed by its barrier),
+# without session 38's paired fragment accesses (-nopairs) and without
+# its 32×64 warp tiles (-narrow). Session 38's second call found K1's
+# attention tile at 4.5 ms where its first call (before the pairs and
+# wide tiles) had 2.8 ms, on two machines, with the tile's key loop
+# unchanged in SASS: this run tells whether the pairs cost it. Then K2
+# three ways: relational attention's tile in the warp-row structure
+# (session 39, never run on a GPU) with and without cp.async, and
+# block-wide as before (K2 was 96% tile at 30.5 ms in session 38). Then
+# what has not been measured.
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-sync"
+default_bench+=",K1-attn-d64-n4096.bf16-nopairs,K1-attn-d64-n4096.bf16-narrow"
+default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-sync"
+default_bench+=",K2-ra-relu-n4096.bf16-blockwide"
 default_bench+=",K4-ape-seq-n4096.bf16,K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
@@ -87,13 +91,14 @@ prepare)
   rm -rf "$root/build/bench"
   # An entry named ...-blockwide is the attention tiles without the warp-row
   # structure, ...-scalarloads without ldmatrix, ...-nopairs without the
-  # paired fragment accesses, ...-narrow without the 32×64 warp tiles (A/Bs
-  # in one run).
+  # paired fragment accesses, ...-narrow without the 32×64 warp tiles,
+  # ...-sync without cp.async staging copies (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
   [[ "$bench" != *-nopairs* ]] || variants+=(--pipeline-variant nopairs:mma-pairs=false)
   [[ "$bench" != *-narrow* ]] || variants+=(--pipeline-variant narrow:wide-mma-tiles=false)
+  [[ "$bench" != *-sync* ]] || variants+=(--pipeline-variant sync:async-copies=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

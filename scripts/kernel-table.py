@@ -6,10 +6,11 @@ the GPU in bf16, its kernels summed up from scripts/kernel-report.py.
 
 Prints one Markdown row per case: kernels, attention-family kernels (named
 `..._attention_tile`) and how many have mma.sync, kernels with mma.sync,
-mma.sync and ldmatrix in the PTX, HMMA and LDSM in the SASS (where
-cuobjdump is found: see kernel-report.py), the largest register count (of
-an attention-family kernel in parentheses) and spilled bytes. Arguments
-after `--` go to `datc compile` (e.g. `--pipeline "ldmatrix=false"`).
+mma.sync and ldmatrix in the PTX, HMMA, LDSM and LDGSTS (cp.async) in the
+SASS (where cuobjdump is found: see kernel-report.py), the largest
+register count (of an attention-family kernel in parentheses) and spilled
+bytes. Arguments after `--` go to `datc compile` (e.g. `--pipeline
+"ldmatrix=false"`).
 No GPU needed.
 """
 import json
@@ -38,8 +39,9 @@ def main(argv):
     golden = argv[0]
     print("| case | kernels | attention-family kernels (with mma) | kernels "
           "with mma | mma.sync in PTX | ldmatrix in PTX | HMMA in SASS | "
-          "LDSM in SASS | max regs (attention) | spills |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "LDSM in SASS | LDGSTS in SASS | max regs (attention) | spills |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+          "| ---: |")
     with tempfile.TemporaryDirectory() as tmp:
         for case in sorted(os.listdir(golden)):
             config = os.path.join(golden, case, "config.json")
@@ -61,13 +63,14 @@ def main(argv):
                          "_attention_tile_" in r["module"]]
             sass = lambda key: (sum(r["sass"][key] for r in rows)
                                 if all("sass" in r for r in rows) else "—")
-            print("| %s | %d | %d (%d) | %d | %d | %d | %s | %s | %d (%d) | %d |"
+            print("| %s | %d | %d (%d) | %d | %d | %d | %s | %s | %s | %d (%d) "
+                  "| %d |"
                   % (case, len(rows), len(attention),
                      sum(1 for r in attention if r["ptx"]["mma"]),
                      sum(1 for r in rows if r["ptx"]["mma"]),
                      sum(r["ptx"]["mma"] for r in rows),
                      sum(r["ptx"]["ldmatrix"] for r in rows),
-                     sass("HMMA"), sass("LDSM"),
+                     sass("HMMA"), sass("LDSM"), sass("LDGSTS"),
                      max(r["registers"] for r in rows),
                      max([r["registers"] for r in attention] or [0]),
                      sum(r["spill_stores"] + r["spill_loads"] for r in rows)))

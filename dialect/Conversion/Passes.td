@@ -102,6 +102,16 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     (relational attention's 8 heads, 16 rows each) keeps an SM's registers
     alone, so its buffers may take `whole-sm-shared-memory` bytes.
 
+    With `async-copies`, a key loop's staging copies into shared memory are
+    issued as soon as their buffers are free: each right after the barrier
+    before it (the first of the body in the previous iteration, for the
+    next key block, and before the loop), while its barrier stays where the
+    copy was (`pipelineStagingCopies`,
+    lib/Conversion/GPU/PipelineStagingCopies.cpp). On the GPU the copies'
+    16-byte vectors are `nvgpu.device_async_copy` (cp.async), committed as
+    a group, and each such barrier waits for them first; emulated, they
+    stay synchronous in the new order.
+
     With `emulate`, blocks and threads become sequential loops and shared
     memory one buffer the blocks reuse, so the same mapping (index
     arithmetic, the shared and scratch layouts, the distribution) runs on
@@ -128,13 +138,19 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
            "232432",
            "Bytes of shared memory for a warp-row tile of 8 warps, which is "
            "alone on its SM (its registers); the larger of this and "
-           "shared-memory">
+           "shared-memory">,
+    Option<"asyncCopies", "async-copies", "bool", "true",
+           "A key loop's staging copies issued as soon as their buffers are "
+           "free, each waited for at the barrier that followed it (cp.async "
+           "on the GPU)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];

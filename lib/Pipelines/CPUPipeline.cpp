@@ -159,11 +159,15 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   if (options.vectorizableLoops)
     pm.addPass(createDatVectorizableLoops());
   if (options.emulateGPUTiles) {
-    pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
-        /*blockSize=*/256,
-        /*sharedMemory=*/kTileSharedMemory,
-        /*emulate=*/true, options.tensorCores, options.warpRows,
-        /*vectorCopies=*/true, options.wideMmaTiles}));
+    DatGPUMapTilesOptions mapTiles{/*blockSize=*/256,
+                                   /*sharedMemory=*/kTileSharedMemory,
+                                   /*emulate=*/true,
+                                   options.tensorCores,
+                                   options.warpRows,
+                                   /*vectorCopies=*/true,
+                                   options.wideMmaTiles};
+    mapTiles.asyncCopies = options.asyncCopies;
+    pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
     // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
     VectorTransferToSCFOptions transfers;
     transfers.enableFullUnroll(true);

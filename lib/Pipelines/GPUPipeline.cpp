@@ -65,10 +65,12 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose
   // parallel loop nest is spread over blocks and threads.
-  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(DatGPUMapTilesOptions{
-      options.blockSize, options.sharedMemory,
-      /*emulate=*/false, options.tensorCores, options.warpRows,
-      options.vectorCopies, options.wideMmaTiles}));
+  DatGPUMapTilesOptions mapTiles{options.blockSize,   options.sharedMemory,
+                                 /*emulate=*/false,   options.tensorCores,
+                                 options.warpRows,    options.vectorCopies,
+                                 options.wideMmaTiles};
+  mapTiles.asyncCopies = options.asyncCopies;
+  pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());

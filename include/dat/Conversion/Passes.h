@@ -9,8 +9,12 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
+namespace linalg {
+class LinalgOp;
+} // namespace linalg
 namespace memref {
 class ViewOp;
 } // namespace memref
@@ -38,14 +42,37 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 int64_t blockSize);
 
 /// XOR-swizzles the 16-byte chunks of each row of the shared-memory tile
-/// buffer `view` by the row's index mod 8, rewriting every access; fails,
-/// changing nothing, where its rows are not a multiple of 128 bytes or a
-/// use is not an element load or store, a vector load or store inside one
-/// 16-byte chunk, an ldmatrix or a size or address query. The caller makes
-/// sure no other view of the shared memory overlaps `view` (see
+/// buffer seen through `views` (views of the same bytes with the same rows)
+/// by the row's index mod 8, rewriting every access; fails, changing
+/// nothing, where its rows are not a multiple of 128 bytes or a use is not
+/// an element load or store, a vector load or store or a cp.async inside
+/// one 16-byte chunk, an ldmatrix or a size or address query. The caller
+/// makes sure no other view of the shared memory overlaps the buffer (see
 /// dat-gpu-swizzle-shared-tiles).
-LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
-                                      memref::ViewOp view);
+LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
+                                       ArrayRef<memref::ViewOp> views);
+
+/// What pipelineStagingCopies changed.
+struct StagingPipeline {
+  /// Staging copies now issued ahead of the barrier that makes them ready:
+  /// no barrier right after them.
+  DenseSet<Operation *> issued;
+  /// The barriers that took their places (after a cp.async wait where the
+  /// copies are asynchronous).
+  SmallVector<Operation *> readyBarriers;
+};
+
+/// Moves each staging copy (`isStagingCopy`: global → shared tile buffer,
+/// heads moved or not)
+/// of the loops in `kernel` up to right after the barrier before it, the
+/// first of a loop round to the previous iteration (and before the loop),
+/// leaving a barrier where it was (PipelineStagingCopies.cpp). Run on the
+/// tile's body before its linalg ops are spread over the threads, which
+/// put a barrier after each op but the `issued` copies.
+StagingPipeline
+pipelineStagingCopies(RewriterBase &rewriter, Operation *kernel,
+                      llvm::function_ref<bool(linalg::LinalgOp)> isStagingCopy,
+                      bool asyncCopies);
 
 /// Moves `op` into a new scf.parallel of one iteration where it is, which
 /// dat-gpu-map-parallel-loops maps to a kernel of one thread.

@@ -81,6 +81,13 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "projection's), else strips of 16×32 "
                      "(dat-gpu-map-tiles wide-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> asyncCopies{
+      *this, "async-copies",
+      llvm::cl::desc("GPU and its emulation: a key loop's staging copies "
+                     "issued as soon as their shared buffers are free, the "
+                     "next key block during this one's values (cp.async on "
+                     "the GPU; dat-gpu-map-tiles async-copies)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "

@@ -22,9 +22,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -263,6 +265,21 @@ static Value isAligned(OpBuilder &b, Location loc, Value memref,
                                arith::ConstantIndexOp::create(b, loc, 0));
 }
 
+/// Whether `op` only copies its one input to its one output, through
+/// permutation maps (linalg.copy, or a transpose: a tile staged with its
+/// heads moved).
+static bool isPermutedCopy(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() == 0)
+    return false;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  return body->getOperations().size() == 1 && yield.getValues().size() == 1 &&
+         yield.getValues()[0] == body->getArgument(0) &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isPermutation(); });
+}
+
 /// Spreads `op`, a copy (linalg.copy, or a generic that only yields its
 /// input through permutation maps: a tile staged with its heads moved)
 /// over the threads `tid` (of `blockDim`) 16 bytes at a time (one vector
@@ -270,18 +287,13 @@ static Value isAligned(OpBuilder &b, Location loc, Value memref,
 /// copy moves 2 bytes per instruction for bf16), where input and output
 /// are both contiguous along the same innermost loop, of whole vectors,
 /// and, checked at run time, 16-byte aligned; the scalar copy otherwise.
-/// None, changing nothing, where `op` does not have that form.
-static std::optional<LogicalResult> distributeVectorCopy(RewriterBase &rewriter,
-                                                         linalg::LinalgOp op,
-                                                         Value tid,
-                                                         Value blockDim) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() == 0)
-    return std::nullopt;
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  if (body->getOperations().size() != 1 || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != body->getArgument(0))
+/// With `async`, into shared memory, each vector is a cp.async (global →
+/// shared without the thread's registers), committed as one group for a
+/// later wait. None, changing nothing, where `op` does not have that form.
+static std::optional<LogicalResult>
+distributeVectorCopy(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
+                     Value blockDim, bool async) {
+  if (!isPermutedCopy(op))
     return std::nullopt;
   Value source = op.getDpsInputs()[0], target = op.getDpsInits()[0];
   auto sourceType = dyn_cast<MemRefType>(source.getType());
@@ -289,8 +301,7 @@ static std::optional<LogicalResult> distributeVectorCopy(RewriterBase &rewriter,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (!sourceType || !targetType ||
       sourceType.getElementType() != targetType.getElementType() ||
-      !sourceType.getElementType().isIntOrFloat() || !maps[0].isPermutation() ||
-      !maps[1].isPermutation() ||
+      !sourceType.getElementType().isIntOrFloat() ||
       maps[0].getResults().back() != maps[1].getResults().back())
     return std::nullopt;
   unsigned rank = op.getNumLoops();
@@ -342,13 +353,26 @@ static std::optional<LogicalResult> distributeVectorCopy(RewriterBase &rewriter,
       indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
     return indices;
   };
-  auto vectorType = VectorType::get({lanes}, sourceType.getElementType());
-  Value vector = vector::LoadOp::create(rewriter, loc, vectorType, source,
-                                        at(maps[0]), /*nontemporal=*/false,
-                                        llvm::MaybeAlign(kCopyVectorBytes));
-  vector::StoreOp::create(rewriter, loc, vector, target, at(maps[1]),
-                          /*nontemporal=*/false,
-                          llvm::MaybeAlign(kCopyVectorBytes));
+  auto shared = target.getDefiningOp<memref::MemorySpaceCastOp>();
+  if (async && shared) {
+    // (cp.async.cg: 16 bytes, around L1: each element is read once.)
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, loc, shared.getSource(), at(maps[1]), source, at(maps[0]),
+        rewriter.getIndexAttr(lanes), /*srcElements=*/Value(),
+        rewriter.getUnitAttr());
+  } else {
+    auto vectorType = VectorType::get({lanes}, sourceType.getElementType());
+    Value vector = vector::LoadOp::create(rewriter, loc, vectorType, source,
+                                          at(maps[0]), /*nontemporal=*/false,
+                                          llvm::MaybeAlign(kCopyVectorBytes));
+    vector::StoreOp::create(rewriter, loc, vector, target, at(maps[1]),
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(kCopyVectorBytes));
+  }
+  if (async && shared) {
+    rewriter.setInsertionPointAfter(branch);
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+  }
   // Else the scalar copy.
   rewriter.setInsertionPointToStart(branch.elseBlock());
   auto scalar = cast<linalg::LinalgOp>(rewriter.clone(*op));
@@ -440,7 +464,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
                                  int64_t wholeSMSharedLimit, bool emulate,
                                  bool mma, bool warpRows, bool vectorCopies,
-                                 bool wideTiles) {
+                                 bool wideTiles, bool asyncCopies) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -594,6 +618,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   rewriter.inlineBlockBefore(body, target->getTerminator(), ivs);
 
   // Tile buffers → views of shared memory or of the block's scratch slice.
+  DenseSet<Value> sharedViews;
   for (TileBuffer &buffer : buffers) {
     memref::AllocOp alloc = buffer.alloc;
     rewriter.setInsertionPoint(alloc);
@@ -622,6 +647,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       if (isa<memref::DeallocOp>(user))
         rewriter.eraseOp(user);
     rewriter.replaceOp(alloc, view);
+    if (buffer.shared)
+      sharedViews.insert(view);
   }
 
   // memref.copy → linalg.copy, then every linalg op over the threads.
@@ -632,6 +659,21 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                 copy.getTarget());
   }
+  // The key loop's staging copies issued as early as their buffers are
+  // free, cp.async on the GPU.
+  StagingPipeline pipeline;
+  if (asyncCopies)
+    pipeline = pipelineStagingCopies(
+        rewriter, kernel,
+        [&](linalg::LinalgOp op) {
+          if (!isPermutedCopy(op))
+            return false;
+          Operation *source = rootBuffer(op.getDpsInputs()[0]).getDefiningOp();
+          return sharedViews.contains(op.getDpsInits()[0]) &&
+                 (!source || !kernel->isAncestor(source));
+        },
+        /*asyncCopies=*/!emulate);
+
   SmallVector<linalg::LinalgOp> ops;
   target->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
   // A warp MMA contraction takes in the zero fill of its output just before
@@ -697,18 +739,25 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       rewriter.moveOpBefore(op, threads.getBody()->getTerminator());
       tid = threads.getInductionVar();
     }
+    bool issued = pipeline.issued.contains(op);
     std::optional<LogicalResult> vectors;
     if (vectorCopies)
-      vectors = distributeVectorCopy(rewriter, op, tid, blockDim);
+      vectors =
+          distributeVectorCopy(rewriter, op, tid, blockDim, issued && !emulate);
     if (vectors ? failed(*vectors)
                 : failed(distribute(rewriter, op, tid, blockDim)))
       return failure();
-    if (!emulate) {
+    // (An issued copy's barrier is where it was: pipelineStagingCopies.)
+    if (!emulate && !issued) {
       rewriter.setInsertionPoint(next);
       gpu::BarrierOp::create(rewriter, opLoc);
     }
   }
 
+  // (The emulation's threads run one after another: no barriers.)
+  if (emulate)
+    for (Operation *barrier : pipeline.readyBarriers)
+      rewriter.eraseOp(barrier);
   rewriter.eraseOp(forall);
   rewriter.setInsertionPointAfter(kernel);
   for (Value buffer : {scratch, emulatedShared})
@@ -759,7 +808,7 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,
                              wholeSMSharedMemory, emulate, mma, warpRows,
-                             vectorCopies, wideTiles))) {
+                             vectorCopies, wideTiles, asyncCopies))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

@@ -27,6 +27,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <map>
+
 namespace mlir::dat {
 
 #define GEN_PASS_DEF_DATGPUSWIZZLESHAREDTILES
@@ -51,13 +53,18 @@ std::optional<MutableOperandRange> accessIndices(Operation *op) {
     return load.getIndicesMutable();
   if (auto store = dyn_cast<vector::StoreOp>(op))
     return store.getIndicesMutable();
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return copy.getDstIndicesMutable();
   return std::nullopt;
 }
 
 /// Whether the access `op` stays inside one chunk of `chunk` elements
-/// (an element, an ldmatrix row, a 1-D vector of at most a chunk from a
-/// multiple of it), so that permuting chunks keeps it whole.
+/// (an element, an ldmatrix row, a 1-D vector or a cp.async of at most a
+/// chunk from a multiple of it), so that permuting chunks keeps it whole.
 bool withinChunk(Operation *op, Value column, int64_t chunk) {
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return copy.getDstElements().getSExtValue() <= chunk &&
+           isKnownMultipleOf(column, chunk);
   VectorType type;
   if (auto load = dyn_cast<vector::LoadOp>(op))
     type = load.getVectorType();
@@ -71,8 +78,11 @@ bool withinChunk(Operation *op, Value column, int64_t chunk) {
 
 } // namespace
 
-LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
-                                      memref::ViewOp view) {
+/// Every access of the shared-memory tile buffer `view` the swizzle
+/// rewrites, or failure where it cannot take the buffer (see
+/// swizzleSharedTileBuffers).
+static FailureOr<SmallVector<Operation *>>
+swizzledAccesses(memref::ViewOp view) {
   auto type = view.getType();
   int64_t rank = type.getRank();
   if (!type.getElementType().isIntOrFloat() || rank < 2 ||
@@ -105,14 +115,33 @@ LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
       if (!indices || !withinChunk(user, (*indices)[rank - 1].get(),
                                    kChunkBytes / elementBytes))
         return failure();
-      // (The buffer itself stored somewhere would escape.)
+      // (The buffer itself stored somewhere would escape; a cp.async reads
+      // global memory.)
       if (user->getOperand(0) == uses[i] &&
           isa<memref::StoreOp, vector::StoreOp>(user))
         return failure();
+      if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(user);
+          copy && copy.getDst() != uses[i])
+        return failure();
       accesses.push_back(user);
     }
+  return accesses;
+}
 
-  int64_t chunk = kChunkBytes / elementBytes;
+LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
+                                       ArrayRef<memref::ViewOp> views) {
+  SmallVector<Operation *> accesses;
+  for (memref::ViewOp view : views) {
+    FailureOr<SmallVector<Operation *>> found = swizzledAccesses(view);
+    if (failed(found))
+      return failure();
+    llvm::append_range(accesses, *found);
+  }
+  if (views.empty())
+    return success();
+  MemRefType type = memref::ViewOp(views.front()).getType();
+  int64_t rank = type.getRank();
+  int64_t chunk = kChunkBytes / (type.getElementTypeBitWidth() / 8);
   for (Operation *access : accesses) {
     MutableOperandRange indices = *accessIndices(access);
     Location loc = access->getLoc();
@@ -137,14 +166,18 @@ LogicalResult swizzleSharedTileBuffer(RewriterBase &rewriter,
 
 namespace {
 
-/// The views of `fn`'s dynamic shared memory, where they are disjoint (each
-/// starts at a constant byte past the previous one's static end): a
-/// buffer's swizzle must not be seen through another view of its bytes.
-/// Empty where anything else uses the memory or two views may overlap. (A
-/// view of a dynamic size is taken to end where the next begins:
-/// dat-gpu-map-tiles places each buffer at its largest size.)
-SmallVector<memref::ViewOp> disjointSharedViews(FunctionOpInterface fn) {
-  SmallVector<std::pair<int64_t, memref::ViewOp>> views;
+/// The views of `fn`'s dynamic shared memory by buffer, where buffers are
+/// disjoint (each starts at a constant byte past the previous one's static
+/// end): a buffer's swizzle must not be seen through another view of its
+/// bytes. Views at the same byte are one buffer where their rows agree (the
+/// key loop's view of a block and the view its next block is copied
+/// through, dat-gpu-map-tiles' pipelined staging copies). Empty where
+/// anything else uses the memory or two buffers may overlap. (A view of a
+/// dynamic size is taken to end where the next begins: dat-gpu-map-tiles
+/// places each buffer at its largest size.)
+SmallVector<SmallVector<memref::ViewOp>>
+disjointSharedBuffers(FunctionOpInterface fn) {
+  std::map<int64_t, SmallVector<memref::ViewOp>> byShift;
   bool other = false;
   fn->walk([&](gpu::DynamicSharedMemoryOp shared) {
     for (Operation *user : shared->getUsers()) {
@@ -155,28 +188,30 @@ SmallVector<memref::ViewOp> disjointSharedViews(FunctionOpInterface fn) {
         other = true;
         continue;
       }
-      views.emplace_back(*shift, view);
+      byShift[*shift].push_back(view);
     }
   });
   if (other)
     return {};
-  llvm::sort(views,
-             [](const auto &a, const auto &b) { return a.first < b.first; });
-  SmallVector<memref::ViewOp> disjoint;
-  for (auto [i, entry] : llvm::enumerate(views)) {
-    auto [shift, view] = entry;
-    MemRefType type = view.getType();
-    if (i + 1 < views.size()) {
-      int64_t next = views[i + 1].first;
-      if (next == shift ||
-          (type.hasStaticShape() &&
-           shift + type.getNumElements() * type.getElementTypeBitWidth() / 8 >
-               next))
+  SmallVector<SmallVector<memref::ViewOp>> buffers;
+  for (auto it = byShift.begin(); it != byShift.end(); ++it) {
+    auto &[shift, views] = *it;
+    MemRefType first = views.front().getType();
+    int64_t rank = first.getRank();
+    for (memref::ViewOp view : views) {
+      MemRefType type = view.getType();
+      if (type.getElementType() != first.getElementType() ||
+          type.getRank() != rank ||
+          (rank > 0 && type.getDimSize(rank - 1) != first.getDimSize(rank - 1)))
+        return {};
+      if (std::next(it) != byShift.end() && type.hasStaticShape() &&
+          shift + type.getNumElements() * type.getElementTypeBitWidth() / 8 >
+              std::next(it)->first)
         return {};
     }
-    disjoint.push_back(view);
+    buffers.push_back(views);
   }
-  return disjoint;
+  return buffers;
 }
 
 struct GPUSwizzleSharedTilesPass final
@@ -184,8 +219,8 @@ struct GPUSwizzleSharedTilesPass final
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](FunctionOpInterface fn) {
-      for (memref::ViewOp view : disjointSharedViews(fn))
-        (void)swizzleSharedTileBuffer(rewriter, view);
+      for (ArrayRef<memref::ViewOp> views : disjointSharedBuffers(fn))
+        (void)swizzleSharedTileBuffers(rewriter, views);
     });
   }
 };

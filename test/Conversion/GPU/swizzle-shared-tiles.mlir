@@ -95,3 +95,55 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A pipelined key block (dat-gpu-map-tiles async-copies): its next block is
+// copied by cp.async through another view of the same bytes (here the key
+// loop's view, of the block's dynamic length, and the prefetch's, of a whole
+// block). The views are one buffer: both are swizzled, the cp.async's
+// destination (16 bytes from a multiple of 8 bf16: a whole chunk) like the
+// ldmatrix that reads it; its global source is not.
+
+// CHECK-LABEL: gpu.func @async_copy
+// CHECK: %[[C8:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[K:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[S:.+]] = arith.xori %[[C8]], %[[K]]
+// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}, %[[C8]]], %{{.+}}[%{{.+}}, %[[S]]], 8
+// CHECK: arith.xori
+// CHECK: nvgpu.ldmatrix
+gpu.module @m {
+  gpu.func @async_copy(%src: memref<64x64xbf16>, %n: index, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %next = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %col = arith.muli %j, %c8 : index
+    %t = nvgpu.device_async_copy %src[%i, %col], %next[%i, %col], 8 {bypassL1} : memref<64x64xbf16> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    nvvm.cp.async.commit.group
+    nvvm.cp.async.wait.group 0
+    gpu.barrier
+    %block = memref.view %sh[%c0][%n] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?x64xbf16, #gpu.address_space<workgroup>>
+    %m = nvgpu.ldmatrix %block[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<?x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Two views of the same bytes with rows of different lengths are not one
+// buffer's: neither is swizzled.
+
+// CHECK-LABEL: gpu.func @same_bytes_other_rows
+// CHECK-NOT: arith.xori
+gpu.module @m {
+  gpu.func @same_bytes_other_rows(%x: bf16, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
+    %b = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x128xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %a[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %b[%i, %j] : memref<4x128xbf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
