@@ -10,7 +10,11 @@
 #                                        with --gemm library (CASE.gemm,
 #                                        CASE.bf16-gemm: cuBLAS projections),
 #                                        and bf16 without ldmatrix
-#                                        (CASE.bf16-scalar-loads)
+#                                        (CASE.bf16-scalar-loads) and with
+#                                        16×8 flash tiles
+#                                        (CASE.bf16-small-tiles: key loops
+#                                        of several blocks, whose next
+#                                        block is copied by cp.async)
 #   scripts/cuda-golden.sh run [DIR]     there: run each program on its
 #                                        inputs and compare (python3) like
 #                                        `datc check`, then run it again and
@@ -97,12 +101,15 @@ build)
     name="$(basename "$case_dir")"
     # fp32 and bf16, each with generated projections and with cuBLAS's;
     # bf16 also with the lanes' scalar fragment loads instead of ldmatrix
-    # (never yet run on a GPU: where .bf16 fails and this passes, ldmatrix
-    # is at fault).
+    # (where .bf16 fails and this passes, ldmatrix is at fault); bf16 with
+    # 16×8 flash tiles: the golden sequences are 12-32 tokens, so with the
+    # default tiles most key loops have one block and the next block's
+    # cp.async (session 40) runs in few of them.
     # (The GPU's default is cuBLAS, --gemm auto: the generated ones are named.)
     for variant in ":--gemm generated" ".bf16:--precision bf16 --gemm generated" \
         ".gemm:--gemm library" ".bf16-gemm:--precision bf16 --gemm library" \
-        ".bf16-scalar-loads:--precision bf16 --gemm generated --pipeline ldmatrix=false"; do
+        ".bf16-scalar-loads:--precision bf16 --gemm generated --pipeline ldmatrix=false" \
+        ".bf16-small-tiles:--precision bf16 --gemm generated --flash-tiles 16,8"; do
       suffix="${variant%%:*}" flags="${variant#*:}"
       out="$dir/$name$suffix"
       mkdir -p "$out"

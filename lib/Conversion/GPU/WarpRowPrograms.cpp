@@ -166,6 +166,10 @@ private:
     auto alloc = v.getDefiningOp<memref::AllocOp>();
     return alloc && forall->isAncestor(alloc);
   }
+  /// Whether `input` of `op` (over [.., G, R, C]) is a term in memory
+  /// outside the tile that each warp can read as its 16×8 tiles: a view
+  /// indexed by the rows and the columns, perhaps the head, and constants.
+  bool isTermRead(Analysis &an, linalg::GenericOp op, OpOperand *input);
   LogicalResult addBuffer(Analysis &an, memref::AllocOp alloc);
   LogicalResult checkContraction(Analysis &an, linalg::LinalgOp op);
   LogicalResult checkGeneric(Analysis &an, linalg::GenericOp op);
@@ -301,8 +305,12 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
   };
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto buffer = an.buffers.find(input->get());
-    if (buffer == an.buffers.end())
-      return failure();
+    if (buffer == an.buffers.end()) {
+      // A score term in memory ([.., N, N]: APE's, an attention bias).
+      if (!columns || !isTermRead(an, op, input))
+        return failure();
+      continue;
+    }
     AffineMap map = op.getMatchingIndexingMap(input);
     if (buffer->second.tile) {
       if (!columns || map != identity ||
@@ -343,6 +351,32 @@ LogicalResult Analyzer::checkGeneric(Analysis &an, linalg::GenericOp op) {
     return failure();
   an.ops.insert(op);
   return success();
+}
+
+bool Analyzer::isTermRead(Analysis &an, linalg::GenericOp op,
+                          OpOperand *input) {
+  auto type = dyn_cast<MemRefType>(input->get().getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return false;
+  Operation *root = rootBuffer(input->get()).getDefiningOp();
+  if (root && forall->isAncestor(root))
+    return false;
+  unsigned rows = 0, cols = 0;
+  for (AffineExpr expr : op.getMatchingIndexingMap(input).getResults()) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+      if (constant.getValue() != 0)
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return false;
+    rows += dim.getPosition() == an.rowDim;
+    cols += dim.getPosition() == an.rowDim + 1;
+  }
+  // (The other loops are the head group's and leading ones of one
+  // iteration: the output is a per-row tile.)
+  return rows == 1 && cols == 1;
 }
 
 /// out[.., g, i, c] (+)= Σ_j f(A[.., g, i, j], .., B[.., c, i, j], ..): per
@@ -590,6 +624,9 @@ private:
   TileAccess tileAccess(Value buffer, Value group, int64_t tile, int64_t tiles);
   /// The warp's rows of that tile.
   Value readTile(Value buffer, Value group, int64_t tile, int64_t tiles);
+  /// The warp's rows of tile `tile` of the term `input` of `op`
+  /// (Analyzer::isTermRead), zeros past its end.
+  Value readTerm(linalg::GenericOp op, OpOperand *input, int64_t tile);
   LogicalResult rewriteLoop(scf::ForOp loop);
 
   RewriterBase &rw;
@@ -775,6 +812,10 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
   for (int64_t j = 0; j < tiles; ++j) {
     IRMapping map;
     for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!an.buffers.contains(input->get())) {
+        map.map(op.getMatchingBlockArgument(input), readTerm(op, input, j));
+        continue;
+      }
       const RowBuffer &info = an.buffers.lookup(input->get());
       SmallVector<Value> current = valuesOf(input->get());
       Value v = info.tile ? current[j]
@@ -865,6 +906,39 @@ Builder::TileAccess Builder::tileAccess(Value buffer, Value group, int64_t tile,
                      !type.isDynamicDim(an.rowDim + 1) &&
                          type.getDimSize(an.rowDim + 1) == tiles * kWarpMmaN};
   return access;
+}
+
+Value Builder::readTerm(linalg::GenericOp op, OpOperand *input, int64_t tile) {
+  Value term = input->get();
+  auto type = cast<MemRefType>(term.getType());
+  MLIRContext *ctx = rw.getContext();
+  SmallVector<Value> indices(type.getRank(), index(0));
+  SmallVector<AffineExpr> dims(2);
+  for (auto [position, expr] :
+       llvm::enumerate(op.getMatchingIndexingMap(input).getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      continue;
+    if (dim.getPosition() == an.rowDim) {
+      indices[position] = rowStart;
+      dims[0] = getAffineDimExpr(position, ctx);
+    } else if (dim.getPosition() == an.rowDim + 1) {
+      indices[position] = index(tile * kWarpMmaN);
+      dims[1] = getAffineDimExpr(position, ctx);
+    } else if (an.rowDim > 0 && dim.getPosition() == an.rowDim - 1) {
+      indices[position] = group;
+    }
+  }
+  Type element = type.getElementType();
+  Value padding = arith::ConstantOp::create(
+      rw, at, element, cast<TypedAttr>(rw.getZeroAttr(element)));
+  // (Rows and columns past the term's end read zeros: columns past the key
+  // block are masked where they would count, rows past the tile are not
+  // written.)
+  return vector::TransferReadOp::create(
+      rw, at, tileType(element), term, indices, padding,
+      AffineMap::get(type.getRank(), 0, dims, ctx),
+      SmallVector<bool>{false, false});
 }
 
 Value Builder::readTile(Value buffer, Value group, int64_t tile,

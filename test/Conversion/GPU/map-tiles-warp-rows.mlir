@@ -111,6 +111,26 @@
 // GPU: scf.for {{.*}} iter_args
 // GPU-NEXT: gpu.barrier
 
+// A score term in memory (APE's, an attention bias: here [H, N, N]) read
+// by each warp as its rows' 16x8 tiles of the term's view, zeros past its
+// ends (the key block's last tile is masked where it counts).
+// GPU-LABEL: func.func @score_term
+// GPU: threads({{.*}}) in (%{{.+}} = %c64{{.*}},
+// GPU: %[[W:.+]] = arith.divui %{{.+}}, %c32
+// GPU: %[[G:.+]] = arith.divui %[[W]], %c2
+// GPU: %[[ROW:.+]] = arith.muli %{{.+}}, %c16
+// GPU: scf.for {{.*}} iter_args
+// GPU:   vector.contract
+// GPU:   %[[TERM:.+]] = memref.subview %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] [1, 32, %{{.+}}] [1, 1, 1]
+// GPU:   vector.transfer_read %[[TERM]][%[[G]], %[[ROW]], %c0{{.*}}], %{{.+}} : memref<1x32x?xbf16, strided<[4096, 64, 1], offset: ?>>, vector<16x8xbf16>
+// GPU:   vector.transfer_read %[[TERM]][%[[G]], %[[ROW]], %c8{{.*}}], %{{.+}} : memref<1x32x?xbf16, strided<[4096, 64, 1], offset: ?>>, vector<16x8xbf16>
+// GPU:   vector.multi_reduction <maximumf>
+// GPU-NOT: linalg.generic
+// GPU: gpu.terminator
+// NVVM-LABEL: gpu.func @score_term_attention_tile
+// NVVM-NOT: vector<16x8
+// NVVM: gpu.return
+
 func.func @attention(%q: memref<1x64x4x32xbf16>, %k: memref<1x64x4x32xbf16>, %v: memref<1x64x4x32xbf16>, %o: memref<1x4x64x32xbf16>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -558,6 +578,134 @@ func.func @read_through_view(%q: memref<1x64x4x32xbf16>, %k: memref<1x64x4x32xbf
     memref.dealloc %l : memref<1x1x32xf32>
     memref.dealloc %acc : memref<1x1x32x32xf32>
     memref.dealloc %vall : memref<1x1x64x32xbf16>
+  } {dat.origin = "dat.attention"}
+  return
+}
+
+func.func @score_term(%bias: memref<4x64x64xbf16>, %q: memref<1x64x4x32xbf16>, %k: memref<1x64x4x32xbf16>, %v: memref<1x64x4x32xbf16>, %o: memref<1x4x64x32xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c48 = arith.constant 48 : index
+  %scale = arith.constant 0.176776695 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  scf.forall (%h, %i) = (0, 0) to (4, 64) step (1, 32) {
+    %qs = memref.subview %q[0, %i, %h, 0] [1, 32, 1, 32] [1, 1, 1, 1] : memref<1x64x4x32xbf16> to memref<1x32x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>
+    %qt = memref.alloc() : memref<1x1x32x32xbf16>
+    linalg.transpose ins(%qs : memref<1x32x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>) outs(%qt : memref<1x1x32x32xbf16>) permutation = [0, 2, 1, 3]
+    %os = memref.subview %o[0, %h, %i, 0] [1, 1, 32, 32] [1, 1, 1, 1] : memref<1x4x64x32xbf16> to memref<1x1x32x32xbf16, strided<[8192, 2048, 32, 1], offset: ?>>
+    %m = memref.alloc() : memref<1x1x32xf32>
+    linalg.fill ins(%ninf : f32) outs(%m : memref<1x1x32xf32>)
+    %l = memref.alloc() : memref<1x1x32xf32>
+    linalg.fill ins(%zero : f32) outs(%l : memref<1x1x32xf32>)
+    %acc = memref.alloc() : memref<1x1x32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<1x1x32x32xf32>)
+    scf.for %j = %c0 to %c64 step %c48 {
+      %n = affine.min affine_map<(d0) -> (-d0 + 64, 48)>(%j)
+      %ks = memref.subview %k[0, %j, %h, 0] [1, %n, 1, 32] [1, 1, 1, 1] : memref<1x64x4x32xbf16> to memref<1x?x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>
+      %kt = memref.alloc(%n) : memref<1x1x?x32xbf16>
+      linalg.transpose ins(%ks : memref<1x?x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>) outs(%kt : memref<1x1x?x32xbf16>) permutation = [0, 2, 1, 3]
+      %s = memref.alloc(%n) : memref<1x1x32x?xf32>
+      linalg.fill ins(%zero : f32) outs(%s : memref<1x1x32x?xf32>)
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%qt, %kt : memref<1x1x32x32xbf16>, memref<1x1x?x32xbf16>) outs(%s : memref<1x1x32x?xf32>) {
+      ^bb0(%a: bf16, %b: bf16, %c: f32):
+        %0 = arith.extf %b : bf16 to f32
+        %1 = arith.extf %a : bf16 to f32
+        %2 = arith.mulf %1, %0 : f32
+        %3 = arith.addf %c, %2 : f32
+        linalg.yield %3 : f32
+      }
+      // Scale, plus a term from memory: the head's [rows, keys] block of
+      // a [H, N, N] bias (read by each warp as its 16x8 tiles).
+      %bs = memref.subview %bias[%h, %i, %j] [1, 32, %n] [1, 1, 1] : memref<4x64x64xbf16> to memref<1x32x?xbf16, strided<[4096, 64, 1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bs : memref<1x32x?xbf16, strided<[4096, 64, 1], offset: ?>>) outs(%s : memref<1x1x32x?xf32>) {
+      ^bb0(%t: bf16, %c: f32):
+        %0 = arith.mulf %c, %scale : f32
+        %1 = arith.extf %t : bf16 to f32
+        %2 = arith.addf %0, %1 : f32
+        linalg.yield %2 : f32
+      }
+      %mx = memref.alloc() : memref<1x1x32xf32>
+      linalg.fill ins(%ninf : f32) outs(%mx : memref<1x1x32xf32>)
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%s : memref<1x1x32x?xf32>) outs(%mx : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.maximumf %a, %c : f32
+        linalg.yield %0 : f32
+      }
+      %alpha = memref.alloc() : memref<1x1x32xf32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m, %mx : memref<1x1x32xf32>, memref<1x1x32xf32>) outs(%alpha : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %b: f32, %c: f32):
+        %0 = arith.maximumf %a, %b : f32
+        %1 = arith.cmpf oeq, %0, %ninf : f32
+        %2 = arith.select %1, %zero, %0 : f32
+        %3 = arith.subf %a, %2 : f32
+        %4 = math.exp %3 : f32
+        linalg.yield %4 : f32
+      }
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mx : memref<1x1x32xf32>) outs(%m : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.maximumf %c, %a : f32
+        linalg.yield %0 : f32
+      }
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m : memref<1x1x32xf32>) outs(%s : memref<1x1x32x?xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.cmpf oeq, %a, %ninf : f32
+        %1 = arith.select %0, %zero, %a : f32
+        %2 = arith.subf %c, %1 : f32
+        %3 = math.exp %2 : f32
+        linalg.yield %3 : f32
+      }
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%alpha : memref<1x1x32xf32>) outs(%l : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.mulf %c, %a : f32
+        linalg.yield %0 : f32
+      }
+      %sum = memref.alloc() : memref<1x1x32xf32>
+      linalg.fill ins(%zero : f32) outs(%sum : memref<1x1x32xf32>)
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%s : memref<1x1x32x?xf32>) outs(%sum : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.addf %a, %c : f32
+        linalg.yield %0 : f32
+      }
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sum : memref<1x1x32xf32>) outs(%l : memref<1x1x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.addf %c, %a : f32
+        linalg.yield %0 : f32
+      }
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alpha : memref<1x1x32xf32>) outs(%acc : memref<1x1x32x32xf32>) {
+      ^bb0(%a: f32, %c: f32):
+        %0 = arith.mulf %c, %a : f32
+        linalg.yield %0 : f32
+      }
+      %vs = memref.subview %v[0, %j, %h, 0] [1, %n, 1, 32] [1, 1, 1, 1] : memref<1x64x4x32xbf16> to memref<1x?x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>
+      %vt = memref.alloc(%n) : memref<1x1x?x32xbf16>
+      linalg.transpose ins(%vs : memref<1x?x1x32xbf16, strided<[8192, 128, 32, 1], offset: ?>>) outs(%vt : memref<1x1x?x32xbf16>) permutation = [0, 2, 1, 3]
+      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%s, %vt : memref<1x1x32x?xf32>, memref<1x1x?x32xbf16>) outs(%acc : memref<1x1x32x32xf32>) {
+      ^bb0(%a: f32, %b: bf16, %c: f32):
+        %0 = arith.extf %b : bf16 to f32
+        %1 = arith.mulf %a, %0 : f32
+        %2 = arith.addf %c, %1 : f32
+        linalg.yield %2 : f32
+      }
+      memref.dealloc %kt : memref<1x1x?x32xbf16>
+      memref.dealloc %s : memref<1x1x32x?xf32>
+      memref.dealloc %mx : memref<1x1x32xf32>
+      memref.dealloc %alpha : memref<1x1x32xf32>
+      memref.dealloc %sum : memref<1x1x32xf32>
+      memref.dealloc %vt : memref<1x1x?x32xbf16>
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc, %l : memref<1x1x32x32xf32>, memref<1x1x32xf32>) outs(%os : memref<1x1x32x32xbf16, strided<[8192, 2048, 32, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %c: bf16):
+      %0 = arith.cmpf oeq, %b, %zero : f32
+      %1 = arith.divf %a, %b : f32
+      %2 = arith.select %0, %zero, %1 : f32
+      %3 = arith.truncf %2 : f32 to bf16
+      linalg.yield %3 : bf16
+    }
+    memref.dealloc %qt : memref<1x1x32x32xbf16>
+    memref.dealloc %m : memref<1x1x32xf32>
+    memref.dealloc %l : memref<1x1x32xf32>
+    memref.dealloc %acc : memref<1x1x32x32xf32>
   } {dat.origin = "dat.attention"}
   return
 }
