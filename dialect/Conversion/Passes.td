@@ -99,8 +99,9 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     head's warps read) is staged instead: the block computes it into shared
     memory, its contraction as warp MMA tiles, and each warp reduces its
     rows of `Σ_j α[h, i, j] · r[ℓ, i, j]` from there. A tile of 8 warps
-    (relational attention's 8 heads, 16 rows each) keeps an SM's registers
-    alone, so its buffers may take `whole-sm-shared-memory` bytes.
+    (relational attention's 8 heads, 16 rows each), or of 7, keeps an SM's
+    registers alone (the rule dat-gpu-kernel-occupancy applies too), so its
+    buffers may take `whole-sm-shared-memory` bytes.
 
     With `async-copies`, a key loop's staging copies into shared memory are
     issued as soon as their buffers are free: each right after the barrier
@@ -136,9 +137,9 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
            "warp (else strips of 16×32)">,
     Option<"wholeSMSharedMemory", "whole-sm-shared-memory", "int64_t",
            "232432",
-           "Bytes of shared memory for a warp-row tile of 8 warps, which is "
-           "alone on its SM (its registers); the larger of this and "
-           "shared-memory">,
+           "Bytes of shared memory for a warp-row tile alone on its SM (7 or "
+           "8 warps: its registers, rowsInRegistersBlocksPerSM); the larger "
+           "of this and shared-memory">,
     Option<"asyncCopies", "async-copies", "bool", "true",
            "A key loop's staging copies issued as soon as their buffers are "
            "free, each waited for at the barrier that followed it (cp.async "
@@ -241,7 +242,8 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
   let options = [
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", "2",
            "Blocks of each kernel that must fit on one SM at once">,
-    Option<"registersPerThread", "registers-per-thread", "int64_t", "168",
+    Option<"registersPerThread", "registers-per-thread", "int64_t",
+           "::mlir::dat::kTileKernelRegisters",
            "Registers per thread a kernel of small blocks may keep">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];

@@ -11,6 +11,8 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+
 namespace mlir {
 namespace linalg {
 class LinalgOp;
@@ -27,6 +29,24 @@ namespace dat {
 /// opt-in limit of 227 KiB, less the 16 bytes each tile kernel adds to its
 /// tile buffers (the launch asks for shared-memory + 16).
 inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
+
+/// sm_90's 32-bit registers per SM.
+inline constexpr int64_t kRegistersPerSM = 65536;
+/// The registers a thread of a tile kernel is given room for
+/// (dat-gpu-kernel-occupancy's default `registers-per-thread`): the MMA
+/// loops' fragments and the warp-row programs' rows fit without spills.
+inline constexpr int64_t kTileKernelRegisters = 168;
+
+/// Blocks of `threads` threads a kernel that keeps its rows in its warps'
+/// registers gets per SM: as many as the register file holds at
+/// `registersPerThread` each, at least one. One means the block is alone on
+/// its SM: dat-gpu-map-tiles gives its tile buffers the SM's shared memory,
+/// and dat-gpu-kernel-occupancy its registers.
+inline int64_t
+rowsInRegistersBlocksPerSM(int64_t threads,
+                           int64_t registersPerThread = kTileKernelRegisters) {
+  return std::max<int64_t>(kRegistersPerSM / (threads * registersPerThread), 1);
+}
 
 #define GEN_PASS_DECL
 #include "dat/Conversion/Passes.h.inc"

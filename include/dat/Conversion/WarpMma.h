@@ -94,7 +94,8 @@ FailureOr<int64_t> buildWarpRowProgram(RewriterBase &rewriter,
 FailureOr<int64_t> countWarpRowWarps(scf::ForallOp forall);
 
 /// The most warps a warp-row program takes (256 threads, 128 rows). A block
-/// of that many holds an SM's registers alone (dat-gpu-kernel-occupancy).
+/// of that many holds an SM's registers alone
+/// (rowsInRegistersBlocksPerSM).
 inline constexpr int64_t kMaxWarpRowWarps = 8;
 
 /// Replaces the contraction `op` by its warp tiles: the warp `warp` of

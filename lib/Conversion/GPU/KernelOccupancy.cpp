@@ -15,9 +15,6 @@ namespace mlir::dat {
 #include "dat/Conversion/Passes.h.inc"
 
 namespace {
-/// sm_90's 32-bit registers per SM.
-constexpr int64_t kRegistersPerSM = 65536;
-
 struct GPUKernelOccupancyPass final
     : impl::DatGPUKernelOccupancyBase<GPUKernelOccupancyPass> {
   using Base::Base;
@@ -47,8 +44,9 @@ struct GPUKernelOccupancyPass final
         bool rowsInRegisters = fn.walk([](gpu::ShuffleOp) {
                                    return WalkResult::interrupt();
                                  }).wasInterrupted();
-        blocks = rowsInRegisters ? std::max<int64_t>(fit, 1)
-                                 : std::max<int64_t>(blocks, fit);
+        blocks = rowsInRegisters
+                     ? rowsInRegistersBlocksPerSM(threads, registersPerThread)
+                     : std::max<int64_t>(blocks, fit);
       }
       fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(blocks));

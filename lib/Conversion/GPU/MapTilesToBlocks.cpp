@@ -475,11 +475,11 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   });
   if (bounded.wasInterrupted())
     return failure();
-  // A warp-row program of the most warps is alone on its SM (its
-  // registers): its buffers may take the SM's shared memory.
+  // A warp-row program whose registers fill the SM (7 or 8 warps) is
+  // alone on it: its buffers may take the SM's shared memory.
   if (mma && warpRows) {
     FailureOr<int64_t> warps = countWarpRowWarps(forall);
-    if (succeeded(warps) && *warps == kMaxWarpRowWarps)
+    if (succeeded(warps) && rowsInRegistersBlocksPerSM(*warps * kWarpSize) == 1)
       sharedLimit = std::max(sharedLimit, wholeSMSharedLimit);
   }
   SmallPtrSet<Operation *, 8> staged =

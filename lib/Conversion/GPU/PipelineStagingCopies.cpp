@@ -33,6 +33,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::dat {
 
@@ -98,9 +99,9 @@ Operation *inBody(Operation *op, Block *body) {
   return body->findAncestorOpInBlock(*op);
 }
 
-/// Whether every use of the tile buffer `copy` writes (through its casts)
-/// other than `copy` lies in `body` after `after` and, where `last` is
-/// given, not after `last`.
+/// Whether every use of the tile buffer `copy` writes (through its views
+/// and casts) other than `copy` lies in `body` after `after` and, where
+/// `last` is given, not after `last`.
 bool readersBetween(linalg::LinalgOp copy, Block *body, Operation *after,
                     Operation *last) {
   SmallVector<Value> views = {copy.getDpsInits()[0]};
@@ -110,9 +111,12 @@ bool readersBetween(linalg::LinalgOp copy, Block *body, Operation *after,
     for (Operation *user : views[i].getUsers()) {
       if (user == copy.getOperation())
         continue;
-      if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
-        if (!llvm::is_contained(views, cast.getResult()))
-          views.push_back(cast.getResult());
+      // (The readers of a view of the buffer read it.)
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == views[i]) {
+        for (Value result : user->getResults())
+          if (!llvm::is_contained(views, result))
+            views.push_back(result);
         continue;
       }
       Operation *top = inBody(user, body);
