@@ -360,6 +360,8 @@ distributeVectorCopy(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
         rewriter, loc, shared.getSource(), at(maps[1]), source, at(maps[0]),
         rewriter.getIndexAttr(lanes), /*srcElements=*/Value(),
         rewriter.getUnitAttr());
+    rewriter.setInsertionPointAfter(branch);
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
   } else {
     auto vectorType = VectorType::get({lanes}, sourceType.getElementType());
     Value vector = vector::LoadOp::create(rewriter, loc, vectorType, source,
@@ -368,10 +370,6 @@ distributeVectorCopy(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
     vector::StoreOp::create(rewriter, loc, vector, target, at(maps[1]),
                             /*nontemporal=*/false,
                             llvm::MaybeAlign(kCopyVectorBytes));
-  }
-  if (async && shared) {
-    rewriter.setInsertionPointAfter(branch);
-    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
   }
   // Else the scalar copy.
   rewriter.setInsertionPointToStart(branch.elseBlock());

@@ -41,9 +41,9 @@ namespace {
 
 /// The ops of `body` that `op`'s operands come from, transitively, in
 /// program order; failure where one is not pure or `op` uses a value of
-/// `body` other than its ops' results and `allowed`.
+/// `body` other than its ops' results and the induction variable `iv`.
 FailureOr<SmallVector<Operation *>> sliceInBlock(Operation *op, Block *body,
-                                                 ArrayRef<Value> allowed) {
+                                                 Value iv) {
   Operation *loop = body->getParentOp();
   SetVector<Operation *> slice;
   SmallVector<Value> worklist(op->getOperands());
@@ -51,7 +51,7 @@ FailureOr<SmallVector<Operation *>> sliceInBlock(Operation *op, Block *body,
     Value v = worklist.pop_back_val();
     if (!loop->isAncestor(v.getParentBlock()->getParentOp()))
       continue; // Defined outside the loop.
-    if (llvm::is_contained(allowed, v))
+    if (v == iv)
       continue;
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != body || !isPure(def) ||
@@ -94,11 +94,6 @@ FailureOr<DenseSet<Value>> writtenRoots(Operation *kernel) {
   return roots;
 }
 
-/// The top-level op of `body` that holds `op`, or null.
-Operation *inBody(Operation *op, Block *body) {
-  return body->findAncestorOpInBlock(*op);
-}
-
 /// Whether every use of the tile buffer `copy` writes (through its views
 /// and casts) other than `copy` lies in `body` after `after` and, where
 /// `last` is given, not after `last`.
@@ -119,7 +114,7 @@ bool readersBetween(linalg::LinalgOp copy, Block *body, Operation *after,
             views.push_back(result);
         continue;
       }
-      Operation *top = inBody(user, body);
+      Operation *top = body->findAncestorOpInBlock(*user);
       if (!top || !after->isBeforeInBlock(top) ||
           (last && top != last && !top->isBeforeInBlock(last)))
         return false;

@@ -624,6 +624,8 @@ private:
   TileAccess tileAccess(Value buffer, Value group, int64_t tile, int64_t tiles);
   /// The warp's rows of that tile.
   Value readTile(Value buffer, Value group, int64_t tile, int64_t tiles);
+  /// The tile `access` says, zeros past the buffer's end.
+  Value read(Value buffer, const TileAccess &access);
   /// The warp's rows of tile `tile` of the term `input` of `op`
   /// (Analyzer::isTermRead), zeros past its end.
   Value readTerm(linalg::GenericOp op, OpOperand *input, int64_t tile);
@@ -929,21 +931,20 @@ Value Builder::readTerm(linalg::GenericOp op, OpOperand *input, int64_t tile) {
       indices[position] = group;
     }
   }
-  Type element = type.getElementType();
-  Value padding = arith::ConstantOp::create(
-      rw, at, element, cast<TypedAttr>(rw.getZeroAttr(element)));
   // (Rows and columns past the term's end read zeros: columns past the key
   // block are masked where they would count, rows past the tile are not
   // written.)
-  return vector::TransferReadOp::create(
-      rw, at, tileType(element), term, indices, padding,
-      AffineMap::get(type.getRank(), 0, dims, ctx),
-      SmallVector<bool>{false, false});
+  return read(term, TileAccess{indices,
+                               AffineMap::get(type.getRank(), 0, dims, ctx),
+                               {false, false}});
 }
 
 Value Builder::readTile(Value buffer, Value group, int64_t tile,
                         int64_t tiles) {
-  TileAccess access = tileAccess(buffer, group, tile, tiles);
+  return read(buffer, tileAccess(buffer, group, tile, tiles));
+}
+
+Value Builder::read(Value buffer, const TileAccess &access) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
   Value padding = arith::ConstantOp::create(
       rw, at, element, cast<TypedAttr>(rw.getZeroAttr(element)));

@@ -69,15 +69,21 @@
 // EMU:     vector.store
 // EMU:   vector.contract
 // EMU:   scf.yield
+// EMU-NOT: gpu.barrier
+// EMU-NOT: nvvm.
 
 // Without async-copies: each copy where it was, a barrier after it.
 // SYNC-LABEL: func.func @attention
 // SYNC-NOT: nvgpu.device_async_copy
 // SYNC-NOT: nvvm.cp.async
 // SYNC: scf.for {{.*}} iter_args
+// SYNC-NOT: nvgpu.device_async_copy
 // SYNC:   vector.store
 // SYNC:   gpu.barrier
 // SYNC:   vector.contract
+// SYNC-NOT: nvgpu.device_async_copy
+// SYNC-NOT: nvvm.cp.async
+// SYNC: scf.yield
 
 // In the kernel, after nvgpu's conversion: 16-byte cp.async.cg.
 // NVVM-LABEL: gpu.func @attention_attention_tile
