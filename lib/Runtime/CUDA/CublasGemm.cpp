@@ -18,6 +18,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 extern "C" void *mgpuStreamCreate();
@@ -33,6 +34,7 @@ constexpr int kGemmDefault = -1;      // cublasGemmAlgo_t
 
 struct Cublas {
   Status (*create)(void **);
+  Status (*destroy)(void *);
   Status (*setStream)(void *, void *);
   Status (*gemmEx)(void *, int, int, int, int, int, const void *, const void *,
                    int, int, const void *, int, int, const void *, void *, int,
@@ -42,7 +44,13 @@ struct Cublas {
 
 using datrt::cuda::die;
 
-const Cublas &cublas() {
+// The library, loaded once; the handle, created at the first GEMM and
+// destroyed by releaseCublas (at the program's end, when its cached blocks
+// go back), so that a leak checker sees cuBLAS's workspace freed.
+Cublas *loaded = nullptr;
+std::mutex handleMutex;
+
+Cublas &library() {
   static Cublas c = [] {
     (void)datrt::cuda::driver(); // the context cuBLAS attaches to
     void *lib = nullptr;
@@ -68,15 +76,25 @@ const Cublas &cublas() {
     Cublas c;
     using datrt::cuda::resolve;
     resolve(lib, c.create, "cublasCreate_v2", "cuBLAS");
+    resolve(lib, c.destroy, "cublasDestroy_v2", "cuBLAS");
     resolve(lib, c.setStream, "cublasSetStream_v2", "cuBLAS");
     resolve(lib, c.gemmEx, "cublasGemmEx", "cuBLAS");
-    if (Status s = c.create(&c.handle))
-      die("cublasCreate failed with status " + std::to_string(s));
-    if (Status s = c.setStream(c.handle, mgpuStreamCreate()))
-      die("cublasSetStream failed with status " + std::to_string(s));
     return c;
   }();
+  loaded = &c;
   return c;
+}
+
+void *handle() {
+  Cublas &c = library();
+  std::lock_guard<std::mutex> lock(handleMutex);
+  if (c.handle)
+    return c.handle;
+  if (Status s = c.create(&c.handle))
+    die("cublasCreate failed with status " + std::to_string(s));
+  if (Status s = c.setStream(c.handle, mgpuStreamCreate()))
+    die("cublasSetStream failed with status " + std::to_string(s));
+  return c.handle;
 }
 
 int narrow(int64_t v, const char *what) {
@@ -93,7 +111,8 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
     die("dat_gemm: the operands' rows must be contiguous");
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
       k = narrow(x.sizes[1], "K");
-  const Cublas &c = cublas();
+  const Cublas &c = library();
+  void *h = handle();
   // Errors a later synchronization reports are this GEMM's, unless work
   // queued after it is named instead (DAT_SYNC_LAUNCHES=1 waits here).
   std::string what = std::string("cuBLAS GEMM ") + name +
@@ -102,7 +121,7 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
   datrt::cuda::noteLaunch(what);
   datrt::cuda::profileBeforeLaunch();
   float one = 1.0f;
-  Status s = c.gemmEx(c.handle, kOpT, kOpN, n, m, k, &one, w.data(), type,
+  Status s = c.gemmEx(h, kOpT, kOpN, n, m, k, &one, w.data(), type,
                       narrow(w.strides[0], "ld(w)"), x.data(), type,
                       narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
                       narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
@@ -112,6 +131,18 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
 }
 
 } // namespace
+
+namespace datrt::cuda {
+void releaseCublas() {
+  std::lock_guard<std::mutex> lock(handleMutex);
+  if (!loaded || !loaded->handle)
+    return; // never used: nothing to load or free
+  // cublasDestroy waits for the handle's work before freeing its workspace.
+  if (Status s = loaded->destroy(loaded->handle))
+    die("cublasDestroy failed with status " + std::to_string(s));
+  loaded->handle = nullptr;
+}
+} // namespace datrt::cuda
 
 extern "C" {
 void _mlir_ciface_dat_gemm_f32(datrt::Matrix<float> *x, datrt::Matrix<float> *w,

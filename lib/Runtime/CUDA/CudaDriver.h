@@ -82,6 +82,10 @@ bool isRuntimeBlock(const void *p);
 
 /// Frees the blocks the runtime keeps for reuse (MgpuRuntime.cpp).
 void releaseFreeBlocks();
+
+/// Destroys the cuBLAS handle, if a GEMM created one (CublasGemm.cpp); the
+/// next GEMM creates another.
+void releaseCublas();
 /// Whether `p` is plain host memory, not the driver's (DeviceMemory.cpp).
 bool isHostMemory(const void *p);
 

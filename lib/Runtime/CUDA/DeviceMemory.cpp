@@ -111,7 +111,10 @@ void freeProgramBuffer(void *buffer) {
     std::free(buffer);
 }
 
-void releaseCachedBuffers() { cuda::releaseFreeBlocks(); }
+void releaseCachedBuffers() {
+  cuda::releaseCublas();
+  cuda::releaseFreeBlocks();
+}
 
 const void *hostView(const void *allocated, const void *buffer, size_t bytes) {
   if (!cuda::isDeviceBlock(allocated))
