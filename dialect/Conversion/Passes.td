@@ -208,13 +208,22 @@ def DatGPUSwizzleSharedTiles : Pass<"dat-gpu-swizzle-shared-tiles"> {
     the same four banks: an 8-way conflict). Every access takes the
     swizzle: a buffer is rewritten only where each use is a `memref.load`,
     a `memref.store` (of an element), a `vector.load` or `vector.store` of
-    at most 16 bytes from a column known to be a multiple of 16 bytes (the
-    vectorized staging copies), an `nvgpu.ldmatrix`, or a size or address
-    query, directly or through `memref.memory_space_cast`, and no other
-    view of the shared memory overlaps it; others are left alone. Runs after `dat-gpu-warp-mma-to-nvvm`, in the device
-    module.
+    (or an `nvgpu.device_async_copy` into it) of a power of two of elements,
+    at most 16 bytes, from a column known to be a multiple of that count
+    (the vectorized staging copies, the fragments' paired loads), an
+    `nvgpu.ldmatrix`, or a size or address query, directly or through
+    `memref.memory_space_cast` or `memref.cast`, and no other view of the
+    shared memory overlaps it; others are left alone. With
+    `report-conflicts`, each view of such a buffer with 128-byte rows that
+    `ldmatrix` reads gets a remark (8-way bank conflicts: session 41's
+    Nsight Compute found K1's key block so, a 16-way average conflict).
+    Runs after `dat-gpu-warp-mma-to-nvvm`, in the device module.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"reportConflicts", "report-conflicts", "bool", "false",
+           "Remark on each ldmatrix-read buffer left unswizzled">
+  ];
 }
 
 def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {

@@ -10,8 +10,8 @@
 // banks. The swizzle permutes the chunks of each row, so it is correct for
 // any access pattern as long as every access to the buffer takes it: a
 // buffer is swizzled only where every use is an element load or store, a
-// vector load or store inside one chunk, an ldmatrix (whose lanes address
-// whole chunks) or a size or address query.
+// vector load or store or cp.async inside one chunk, an ldmatrix (whose
+// lanes address whole chunks) or a size or address query.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,13 +58,21 @@ std::optional<MutableOperandRange> accessIndices(Operation *op) {
   return std::nullopt;
 }
 
-/// Whether the access `op` stays inside one chunk of `chunk` elements
-/// (an element, an ldmatrix row, a 1-D vector or a cp.async of at most a
-/// chunk from a multiple of it), so that permuting chunks keeps it whole.
+/// Whether `count` elements from `column` stay inside one chunk of `chunk`
+/// elements: a power of two of them, at most a chunk, from a column known
+/// to be a multiple of it (a chunk is a multiple of it too).
+bool fitsChunk(int64_t count, Value column, int64_t chunk) {
+  return count > 0 && llvm::isPowerOf2_64(count) && count <= chunk &&
+         isKnownMultipleOf(column, count);
+}
+
+/// Whether the access `op` stays inside one chunk of `chunk` elements (an
+/// element, an ldmatrix row, a 1-D vector or a cp.async, see fitsChunk), so
+/// that permuting chunks keeps it whole. (The mma fragments' paired loads,
+/// 2 elements from an even column, are such vectors.)
 bool withinChunk(Operation *op, Value column, int64_t chunk) {
   if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
-    return copy.getDstElements().getSExtValue() <= chunk &&
-           isKnownMultipleOf(column, chunk);
+    return fitsChunk(copy.getDstElements().getSExtValue(), column, chunk);
   VectorType type;
   if (auto load = dyn_cast<vector::LoadOp>(op))
     type = load.getVectorType();
@@ -72,8 +80,7 @@ bool withinChunk(Operation *op, Value column, int64_t chunk) {
     type = store.getVectorType();
   else
     return true;
-  return type.getRank() == 1 && type.getNumElements() <= chunk &&
-         isKnownMultipleOf(column, chunk);
+  return type.getRank() == 1 && fitsChunk(type.getNumElements(), column, chunk);
 }
 
 } // namespace
@@ -97,13 +104,22 @@ swizzledAccesses(memref::ViewOp view) {
       elementBytes > kChunkBytes ||
       rowBytes % (kSwizzleChunks * kChunkBytes) != 0)
     return failure();
-  // Every access, directly or through the cast to the generic address
-  // space.
+  // Every access, directly or through casts (to the generic address space,
+  // or between static and dynamic sizes: the pipelined key loop's first
+  // block is copied through one).
   SmallVector<Operation *> accesses;
   SmallVector<Value> uses = {view.getResult()};
   for (unsigned i = 0; i < uses.size(); ++i)
     for (Operation *user : uses[i].getUsers()) {
+      // (Casts keep the element layout: the same rows, the same indices.)
       if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
+        uses.push_back(cast.getResult());
+        continue;
+      }
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        auto to = dyn_cast<MemRefType>(cast.getType());
+        if (!to || to.getRank() != rank || to.getLayout() != type.getLayout())
+          return failure();
         uses.push_back(cast.getResult());
         continue;
       }
@@ -214,13 +230,52 @@ disjointSharedBuffers(FunctionOpInterface fn) {
   return buffers;
 }
 
+/// The shared-memory view `ldmatrix` reads, through casts, or null.
+memref::ViewOp sourceView(nvgpu::LdMatrixOp ldmatrix) {
+  Value source = ldmatrix.getSrcMemref();
+  while (Operation *def = source.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def))
+      return view;
+    if (!isa<memref::CastOp, memref::MemorySpaceCastOp>(def))
+      return {};
+    source = def->getOperand(0);
+  }
+  return {};
+}
+
 struct GPUSwizzleSharedTilesPass final
     : impl::DatGPUSwizzleSharedTilesBase<GPUSwizzleSharedTilesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    llvm::SmallPtrSet<Operation *, 8> swizzled;
     getOperation()->walk([&](FunctionOpInterface fn) {
       for (ArrayRef<memref::ViewOp> views : disjointSharedBuffers(fn))
-        (void)swizzleSharedTileBuffers(rewriter, views);
+        if (succeeded(swizzleSharedTileBuffers(rewriter, views)))
+          for (memref::ViewOp view : views)
+            swizzled.insert(view);
+    });
+    if (!reportConflicts)
+      return;
+    // The views ldmatrix reads with 8-way bank conflicts: rows of 128 bytes
+    // (or a multiple), not swizzled.
+    llvm::SmallPtrSet<Operation *, 8> reported;
+    getOperation()->walk([&](nvgpu::LdMatrixOp ldmatrix) {
+      memref::ViewOp view = sourceView(ldmatrix);
+      if (!view || swizzled.contains(view) || !reported.insert(view).second)
+        return;
+      MemRefType type = view.getType();
+      int64_t rank = type.getRank();
+      if (rank >= 2 && !type.isDynamicDim(rank - 1) &&
+          type.getDimSize(rank - 1) * type.getElementTypeBitWidth() %
+                  (kSwizzleChunks * kChunkBytes * 8) ==
+              0)
+        view.emitRemark("ldmatrix reads this shared buffer unswizzled: 8-way "
+                        "bank conflicts (a use the swizzle does not take, or "
+                        "an overlapping view)")
+                .attachNote(ldmatrix.getLoc())
+            << "read here";
     });
   }
 };

@@ -1,10 +1,12 @@
 // RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-swizzle-shared-tiles))' | FileCheck %s
+// RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(dat-gpu-swizzle-shared-tiles{report-conflicts=true}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // A tile buffer of 64 bf16 per row (128 bytes) is swizzled: every access,
 // the staging store through the generic-space cast and the ldmatrix alike,
 // reads column c ^ ((row mod 8) * 8) of its row. A buffer of 32 bf16 per
 // row is left alone (rows of 64 bytes), and so is one with a use the pass
-// does not know (a vector.load).
+// cannot take (a vector.load of a whole chunk from a column not known to
+// start one).
 
 // CHECK-LABEL: gpu.func @tiles
 // CHECK-DAG: %[[V:.+]] = memref.view %{{.+}}[%c0][] {{.+}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
@@ -20,6 +22,7 @@
 // CHECK: nvgpu.ldmatrix %[[V]][%[[LROW]], %[[LC]]]
 // CHECK-NOT: arith.xori
 // CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<64x32xbf16
+// CHECK-NOT: arith.xori
 // CHECK: vector.load
 // CHECK-NOT: arith.xori
 gpu.module @m {
@@ -37,7 +40,7 @@ gpu.module @m {
     memref.store %x, %narrow[%i, %j] : memref<64x32xbf16, #gpu.address_space<workgroup>>
     %w = memref.view %sh[%c12288][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
     memref.store %x, %w[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
-    %r = vector.load %w[%i, %c0] : memref<8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+    %r = vector.load %w[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
     vector.store %r, %o[%c0] : memref<8xbf16>, vector<8xbf16>
     gpu.return
   }
@@ -144,6 +147,82 @@ gpu.module @m {
     %b = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x128xbf16, #gpu.address_space<workgroup>>
     memref.store %x, %a[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
     memref.store %x, %b[%i, %j] : memref<4x128xbf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// The mma fragments' paired loads (dat-gpu-map-tiles mma-pairs): 2 bf16 from
+// an even column stay inside a chunk, so the key block they read where
+// ldmatrix cannot is swizzled with its ldmatrix (session 38 left it
+// unswizzled: an 8-way conflict on every ldmatrix of the block). A pair from
+// a column not known to be even could straddle two chunks: that buffer is
+// left alone, and with report-conflicts its ldmatrix read is reported.
+
+// CHECK-LABEL: gpu.func @pairs
+// CHECK: %[[P:.+]] = arith.muli %{{.+}}, %c2
+// CHECK: %[[K:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[S:.+]] = arith.xori %[[P]], %[[K]]
+// CHECK: vector.load %{{.+}}[%{{.+}}, %[[S]]] : memref<?x64xbf16>, vector<2xbf16>
+// CHECK: arith.xori
+// CHECK: nvgpu.ldmatrix
+// CHECK-NOT: arith.xori
+// CHECK: vector.load %{{.+}}[%{{.+}}, %{{.+}}] : memref<64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NOT: arith.xori
+// CHECK: gpu.return
+// REPORT-NOT: remark
+// REPORT: remark: ldmatrix reads this shared buffer unswizzled: 8-way bank conflicts
+// REPORT-NEXT: %odd = memref.view
+// REPORT: note: read here
+// REPORT-NEXT: %n = nvgpu.ldmatrix %odd
+// REPORT-NOT: remark
+gpu.module @m {
+  gpu.func @pairs(%len: index, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c8192 = arith.constant 8192 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %block = memref.view %sh[%c0][%len] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?x64xbf16, #gpu.address_space<workgroup>>
+    %g = memref.memory_space_cast %block : memref<?x64xbf16, #gpu.address_space<workgroup>> to memref<?x64xbf16>
+    %even = arith.muli %j, %c2 : index
+    %p = vector.load %g[%i, %even] : memref<?x64xbf16>, vector<2xbf16>
+    %m = nvgpu.ldmatrix %block[%i, %even] {numTiles = 4 : i32, transpose = false} : memref<?x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %odd = memref.view %sh[%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %q = vector.load %odd[%i, %j] : memref<64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+    %n = nvgpu.ldmatrix %odd[%i, %even] {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// The pipelined key loop's first block is copied before the loop through a
+// cast of a whole block's view to the loop's dynamic length (dat-gpu-map
+// -tiles async-copies). The cast keeps the layout: the copy is swizzled like
+// the loop's ldmatrix (session 40 left the key block unswizzled so).
+
+// CHECK-LABEL: gpu.func @cast
+// CHECK: %[[V:.+]] = memref.view
+// CHECK: %[[C:.+]] = memref.cast %[[V]]
+// CHECK: %[[S:.+]] = arith.xori
+// CHECK: nvgpu.device_async_copy %{{.+}}, %[[C]][%{{.+}}, %[[S]]], 8
+// CHECK: arith.xori
+// CHECK: nvgpu.ldmatrix
+gpu.module @m {
+  gpu.func @cast(%src: memref<64x64xbf16>, %n: index, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %first = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %dyn = memref.cast %first : memref<64x64xbf16, #gpu.address_space<workgroup>> to memref<?x64xbf16, #gpu.address_space<workgroup>>
+    %col = arith.muli %j, %c8 : index
+    %t = nvgpu.device_async_copy %src[%i, %col], %dyn[%i, %col], 8 {bypassL1} : memref<64x64xbf16> to memref<?x64xbf16, #gpu.address_space<workgroup>>
+    nvvm.cp.async.commit.group
+    nvvm.cp.async.wait.group 0
+    gpu.barrier
+    %block = memref.view %sh[%c0][%n] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?x64xbf16, #gpu.address_space<workgroup>>
+    %m = nvgpu.ldmatrix %block[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<?x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
     gpu.return
   }
 }
