@@ -307,7 +307,15 @@ def prepare_entry(d):
     return entry, prog, weights_path, inputs_path
 
 
+def progress(started, what):
+    """One line per step on stderr, so that a run cut short says where its
+    time went (a device lease cut K4-ape-seq three times after "running")."""
+    print("  %s (%.1f s)" % (what, time.time() - started), file=sys.stderr,
+          flush=True)
+
+
 def run_entry(d, device, repeat):
+    started = time.time()
     entry, prog, weights_path, inputs_path = prepare_entry(d)
     precision = entry.get("precision", "fp32")
     result = {"id": entry["id"], "module": entry["module"], "dtype": precision,
@@ -326,7 +334,9 @@ def run_entry(d, device, repeat):
     if r.returncode != 0:
         result["error"] = r.stderr.strip()
         return result
+    progress(started, "first run")
     result["dat_ms"], result["dat_peak_bytes"] = time_program(prog, inputs_path, repeat)
+    progress(started, "dat %.3f ms" % result["dat_ms"])
     result["device"] = device
     if entry.get("flops") and device == "cpu":
         result["dat_gflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e9
@@ -342,6 +352,7 @@ def run_entry(d, device, repeat):
 
     if device == "cuda":  # where the time goes, per kernel
         result["dat_profile"] = profile_program(prog, inputs_path)
+        progress(started, "profile")
 
     fn = dat_torch.MODULES.get(entry["module"])
     if fn is None or not entry.get("baselines"):
@@ -390,11 +401,13 @@ def run_entry(d, device, repeat):
                     torch.cuda.empty_cache()
                     torch.cuda.reset_peak_memory_stats()
                 result[name + "_ms"] = time_fn(f, device, max(1, repeat // 2))
+                progress(started, "%s %.3f ms" % (name, result[name + "_ms"]))
                 result[name + "_speedup_of_dat"] = result[name + "_ms"] / result["dat_ms"]
                 if device == "cuda":
                     result[name + "_peak_bytes"] = torch.cuda.max_memory_allocated()
             except Exception as e:  # out of memory, no compiler, ...
                 result[name + "_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+                progress(started, "%s failed" % name)
         if "jax" in entry["baselines"]:
             try:
                 ms, peak, y = time_jax(entry, W, io, out, device,

@@ -27,26 +27,20 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
-# Run in this order. Sessions 33, 34 and 38 measured K1 (d64, d128 at
+# Run in this order. Sessions 33, 34, 38 and 41 measured K1 (d64, d128 at
 # N=4096, causal), K2 at N=1024 and relu at 4096, K3, M1, M2 and M3
-# (bench/results/). First, K1 four ways in one run: as built (session
-# 40's cp.async key and value blocks, never run on a GPU), without them
-# (-sync: the staging copies synchronous, each followed by its barrier),
-# without session 38's paired fragment accesses (-nopairs) and without
-# its 32×64 warp tiles (-narrow). Session 38's second call found K1's
-# attention tile at 4.5 ms where its first call (before the pairs and
-# wide tiles) had 2.8 ms, on two machines, with the tile's key loop
-# unchanged in SASS: this run tells whether the pairs cost it. Then K2
-# three ways: relational attention's tile in the warp-row structure
-# (session 39, never run on a GPU) with and without cp.async, and
-# block-wide as before (K2 was 96% tile at 30.5 ms in session 38). Then
-# what has not been measured.
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-sync"
-default_bench+=",K1-attn-d64-n4096.bf16-nopairs,K1-attn-d64-n4096.bf16-narrow"
-default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-sync"
-default_bench+=",K2-ra-relu-n4096.bf16-blockwide"
-default_bench+=",K4-ape-seq-n4096.bf16,K4-ape-tree-n1023.bf16"
+# (bench/results/). Session 41's Nsight Compute found K1's attention tile
+# bound by bank conflicts (its key block unswizzled since session 38),
+# fixed after its lease: first K1 and K2 with the swizzle and without it
+# (-noswizzle: swizzle-shared=false, which also shows what the swizzle
+# was worth where it did apply), then what has not been measured. K4-ape-seq
+# comes last: three leases cut it before it reported (bench.err now says
+# which step takes the time).
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-noswizzle"
+default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle"
+default_bench+=",K1-attn-d128-n4096.bf16,K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
+default_bench+=",M1-dat-lm.bf16-cublas,K4-ape-seq-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -92,13 +86,15 @@ prepare)
   # An entry named ...-blockwide is the attention tiles without the warp-row
   # structure, ...-scalarloads without ldmatrix, ...-nopairs without the
   # paired fragment accesses, ...-narrow without the 32×64 warp tiles,
-  # ...-sync without cp.async staging copies (A/Bs in one run).
+  # ...-sync without cp.async staging copies, ...-noswizzle without the
+  # swizzled tile buffers (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
   [[ "$bench" != *-nopairs* ]] || variants+=(--pipeline-variant nopairs:mma-pairs=false)
   [[ "$bench" != *-narrow* ]] || variants+=(--pipeline-variant narrow:wide-mma-tiles=false)
   [[ "$bench" != *-sync* ]] || variants+=(--pipeline-variant sync:async-copies=false)
+  [[ "$bench" != *-noswizzle* ]] || variants+=(--pipeline-variant noswizzle:swizzle-shared=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"
@@ -198,18 +194,22 @@ run)
 
   # 4. Nsight Compute on the attention tile kernel (or the kernels matching
   #    the regex DAT_SESSION_NCU_KERNEL) of the first benchmark entry:
-  #    occupancy, throughput, tensor-core use.
+  #    occupancy, throughput, tensor-core use, stall reasons, bank conflicts.
+  #    DAT_SESSION_NCU_ENTRY names another built entry (suite.py build
+  #    --only adds one beside the session's).
   ncu="$(find_tool ncu)"
   first=""
   [ -f "$root/build/bench/.session-entries" ] &&
     first="$root/build/bench/$(cut -d, -f1 "$root/build/bench/.session-entries")"
+  [ -n "${DAT_SESSION_NCU_ENTRY:-}" ] && first="$root/build/bench/$DAT_SESSION_NCU_ENTRY"
   if [ -n "$ncu" ] && [ -n "$first" ] && [ -x "$first/prog" ]; then
     if [ -f "$first/input.safetensors" ] ||
         timeout -k 5 60 python3 "$root/bench/run.py" --prepare "$first" > /dev/null 2>&1; then
       timeout -k 5 "${DAT_SESSION_NCU_S:-90}" "$ncu" --clock-control none \
         -k "regex:${DAT_SESSION_NCU_KERNEL:-attention_tile}" -c 1 --section SpeedOfLight --section Occupancy \
         --section LaunchStats --section ComputeWorkloadAnalysis \
-        --section MemoryWorkloadAnalysis "$first/prog" --input "$first/input.safetensors" \
+        --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        --section WarpStateStats "$first/prog" --input "$first/input.safetensors" \
         > "$out/ncu.txt" 2>&1
       say "ncu on $(basename "$first")'s ${DAT_SESSION_NCU_KERNEL:-attention_tile} kernel: exit $? ($out/ncu.txt)"
       grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size" \
