@@ -205,17 +205,19 @@ def DatGPUSwizzleSharedTiles : Pass<"dat-gpu-swizzle-shared-tiles"> {
     chunk c ^ (r mod 8), r the row (the buffer's second-last index), so that
     the 8 rows an `ldmatrix` matrix reads, or the 8 rows of a fragment's
     scalar loads, lie in different banks (unswizzled, every row starts in
-    the same four banks: an 8-way conflict). Every access takes the
+    the same four banks: an 8-way conflict). Rows of 64 bytes (32 bf16),
+    two to a 128-byte line, take c ^ ((r / 2) mod 4) (unswizzled, a 4-way
+    conflict), and rows of 32 bytes c ^ ((r / 4) mod 2). Every access takes the
     swizzle: a buffer is rewritten only where each use is a `memref.load`,
-    a `memref.store` (of an element), a `vector.load` or `vector.store` of
-    (or an `nvgpu.device_async_copy` into it) of a power of two of elements,
+    a `memref.store` (of an element), a `vector.load` or `vector.store`, or
+    an `nvgpu.device_async_copy` into it, of a power of two of elements,
     at most 16 bytes, from a column known to be a multiple of that count
     (the vectorized staging copies, the fragments' paired loads), an
     `nvgpu.ldmatrix`, or a size or address query, directly or through
     `memref.memory_space_cast` or `memref.cast`, and no other view of the
     shared memory overlaps it; others are left alone. With
-    `report-conflicts`, each view of such a buffer with 128-byte rows that
-    `ldmatrix` reads gets a remark (8-way bank conflicts: session 41's
+    `report-conflicts`, each view of such a buffer with rows the swizzle
+    would take that `ldmatrix` reads gets a remark (bank conflicts: session 41's
     Nsight Compute found K1's key block so, a 16-way average conflict).
     Runs after `dat-gpu-warp-mma-to-nvvm`, in the device module.
   }];

@@ -7,11 +7,15 @@
 // ldmatrix matrix reads, 16 bytes each, are an 8-way bank conflict. XOR
 // -swizzling each row's 16-byte chunks by the row's index mod 8 (chunk c of
 // row r lives at chunk c ^ (r mod 8)) spreads those 8 rows over all 32
-// banks. The swizzle permutes the chunks of each row, so it is correct for
-// any access pattern as long as every access to the buffer takes it: a
-// buffer is swizzled only where every use is an element load or store, a
-// vector load or store or cp.async inside one chunk, an ldmatrix (whose
-// lanes address whole chunks) or a size or address query.
+// banks. Rows of 64 bytes (32 bf16) share a 128-byte line two by two: 8
+// rows are 4 lines, a 4-way conflict; chunk c of row r lives at chunk
+// c ^ ((r / 2) mod 4), so that (r mod 2, chunk) differs for the 8 rows
+// (and rows of 32 bytes, four to a line, likewise with (r / 4) mod 2). The
+// swizzle permutes the chunks of each row, so it is correct for any access
+// pattern as long as every access to the buffer takes it: a buffer is
+// swizzled only where every use is an element load or store, a vector load
+// or store or cp.async inside one chunk, an ldmatrix (whose lanes address
+// whole chunks) or a size or address query.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +40,41 @@ namespace mlir::dat {
 
 namespace {
 
-/// 16-byte chunks per swizzled group of rows (and rows per group).
+/// 16-byte chunks per 128-byte line of the 32 banks.
 constexpr int64_t kSwizzleChunks = 8;
 constexpr int64_t kChunkBytes = 16;
+
+/// How a buffer's rows are swizzled: chunk c of row r lives at chunk
+/// c ^ ((r / rowsPerLine) mod period).
+struct SwizzleShape {
+  int64_t rowsPerLine; // rows sharing one 128-byte line
+  int64_t period;      // distinct keys: the line's chunks per row, at most 8
+  int64_t chunk;       // elements per 16-byte chunk
+};
+
+/// The swizzle of a buffer of `type`, or none where its rows are not 32 or
+/// 64 bytes or a multiple of 128, or its elements do not divide a chunk.
+std::optional<SwizzleShape> swizzleShape(MemRefType type) {
+  int64_t rank = type.getRank();
+  if (!type.getElementType().isIntOrFloat() || rank < 2 ||
+      type.isDynamicDim(rank - 1))
+    return std::nullopt;
+  // (Elements of a power of two of bytes, at most a chunk: each stays
+  // inside its chunk.)
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0 || !llvm::isPowerOf2_64(elementBytes) ||
+      elementBytes > kChunkBytes)
+    return std::nullopt;
+  int64_t rowBytes = type.getDimSize(rank - 1) * elementBytes;
+  int64_t chunk = kChunkBytes / elementBytes;
+  if (rowBytes % (kSwizzleChunks * kChunkBytes) == 0)
+    return SwizzleShape{1, kSwizzleChunks, chunk};
+  if (rowBytes == 4 * kChunkBytes || rowBytes == 2 * kChunkBytes) {
+    int64_t chunksPerRow = rowBytes / kChunkBytes;
+    return SwizzleShape{kSwizzleChunks / chunksPerRow, chunksPerRow, chunk};
+  }
+  return std::nullopt;
+}
 
 /// The index operands of an access the swizzle rewrites, or null where
 /// `op` is a use it does not know.
@@ -92,17 +128,8 @@ static FailureOr<SmallVector<Operation *>>
 swizzledAccesses(memref::ViewOp view) {
   auto type = view.getType();
   int64_t rank = type.getRank();
-  if (!type.getElementType().isIntOrFloat() || rank < 2 ||
-      type.isDynamicDim(rank - 1) ||
-      !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
-    return failure();
-  // (Elements of a power of two of bytes, at most a chunk: each stays
-  // inside its chunk.)
-  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  int64_t rowBytes = type.getDimSize(rank - 1) * elementBytes;
-  if (elementBytes == 0 || !llvm::isPowerOf2_64(elementBytes) ||
-      elementBytes > kChunkBytes ||
-      rowBytes % (kSwizzleChunks * kChunkBytes) != 0)
+  std::optional<SwizzleShape> shape = swizzleShape(type);
+  if (!shape || !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
     return failure();
   // Every access, directly or through casts (to the generic address space,
   // or between static and dynamic sizes: the pipelined key loop's first
@@ -128,8 +155,8 @@ swizzledAccesses(memref::ViewOp view) {
               memref::ExtractAlignedPointerAsIndexOp>(user))
         continue;
       std::optional<MutableOperandRange> indices = accessIndices(user);
-      if (!indices || !withinChunk(user, (*indices)[rank - 1].get(),
-                                   kChunkBytes / elementBytes))
+      if (!indices ||
+          !withinChunk(user, (*indices)[rank - 1].get(), shape->chunk))
         return failure();
       // (The buffer itself stored somewhere would escape; a cp.async reads
       // global memory.)
@@ -157,7 +184,7 @@ LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
     return success();
   MemRefType type = memref::ViewOp(views.front()).getType();
   int64_t rank = type.getRank();
-  int64_t chunk = kChunkBytes / (type.getElementTypeBitWidth() / 8);
+  SwizzleShape shape = *swizzleShape(type);
   for (Operation *access : accesses) {
     MutableOperandRange indices = *accessIndices(access);
     Location loc = access->getLoc();
@@ -165,14 +192,17 @@ LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    // column ^ ((row mod 8) · chunk): the row's chunks permuted, each
-    // element kept at its offset within its chunk.
+    // column ^ (((row / rowsPerLine) mod period) · chunk): the row's chunks
+    // permuted, each element kept at its offset within its chunk.
     Value row = indices[rank - 2].get();
     Value column = indices[rank - 1].get();
+    if (shape.rowsPerLine > 1)
+      row =
+          arith::DivUIOp::create(rewriter, loc, row, index(shape.rowsPerLine));
     Value key = arith::MulIOp::create(
         rewriter, loc,
-        arith::RemUIOp::create(rewriter, loc, row, index(kSwizzleChunks)),
-        index(chunk));
+        arith::RemUIOp::create(rewriter, loc, row, index(shape.period)),
+        index(shape.chunk));
     Value swizzled = arith::XOrIOp::create(rewriter, loc, column, key);
     rewriter.modifyOpInPlace(access,
                              [&] { indices[rank - 1].assign(swizzled); });
@@ -230,15 +260,18 @@ disjointSharedBuffers(FunctionOpInterface fn) {
   return buffers;
 }
 
-/// The shared-memory view `ldmatrix` reads, through casts, or null.
+/// The view of dynamic shared memory `ldmatrix` reads, through casts and
+/// other views (a subview, which the swizzle does not take), or null.
 memref::ViewOp sourceView(nvgpu::LdMatrixOp ldmatrix) {
   Value source = ldmatrix.getSrcMemref();
   while (Operation *def = source.getDefiningOp()) {
-    if (auto view = dyn_cast<memref::ViewOp>(def))
+    auto view = dyn_cast<memref::ViewOp>(def);
+    if (view && view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
       return view;
-    if (!isa<memref::CastOp, memref::MemorySpaceCastOp>(def))
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
       return {};
-    source = def->getOperand(0);
+    source = viewLike.getViewSource();
   }
   return {};
 }
@@ -258,24 +291,24 @@ struct GPUSwizzleSharedTilesPass final
     });
     if (!reportConflicts)
       return;
-    // The views ldmatrix reads with 8-way bank conflicts: rows of 128 bytes
-    // (or a multiple), not swizzled.
+    // The views ldmatrix reads with bank conflicts: rows the swizzle would
+    // take, not swizzled.
     llvm::SmallPtrSet<Operation *, 8> reported;
     getOperation()->walk([&](nvgpu::LdMatrixOp ldmatrix) {
       memref::ViewOp view = sourceView(ldmatrix);
       if (!view || swizzled.contains(view) || !reported.insert(view).second)
         return;
-      MemRefType type = view.getType();
-      int64_t rank = type.getRank();
-      if (rank >= 2 && !type.isDynamicDim(rank - 1) &&
-          type.getDimSize(rank - 1) * type.getElementTypeBitWidth() %
-                  (kSwizzleChunks * kChunkBytes * 8) ==
-              0)
-        view.emitRemark("ldmatrix reads this shared buffer unswizzled: 8-way "
-                        "bank conflicts (a use the swizzle does not take, or "
-                        "an overlapping view)")
-                .attachNote(ldmatrix.getLoc())
-            << "read here";
+      std::optional<SwizzleShape> shape = swizzleShape(view.getType());
+      if (!shape)
+        return;
+      // (A matrix's 8 rows at one chunk share banks `period` ways: 8 for
+      // rows of 128 bytes, 4 for 64, 2 for 32.)
+      InFlightDiagnostic remark = view.emitRemark();
+      remark << "ldmatrix reads this shared buffer unswizzled: "
+             << shape->period
+             << "-way bank conflicts (a use the swizzle does not take, or an "
+                "overlapping view)";
+      remark.attachNote(ldmatrix.getLoc()) << "read here";
     });
   }
 };

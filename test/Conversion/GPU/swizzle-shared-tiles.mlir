@@ -3,8 +3,8 @@
 
 // A tile buffer of 64 bf16 per row (128 bytes) is swizzled: every access,
 // the staging store through the generic-space cast and the ldmatrix alike,
-// reads column c ^ ((row mod 8) * 8) of its row. A buffer of 32 bf16 per
-// row is left alone (rows of 64 bytes), and so is one with a use the pass
+// reads column c ^ ((row mod 8) * 8) of its row. A buffer of 24 bf16 per
+// row is left alone (rows of 48 bytes), and so is one with a use the pass
 // cannot take (a vector.load of a whole chunk from a column not known to
 // start one).
 
@@ -21,7 +21,7 @@
 // CHECK: %[[LC:.+]] = arith.xori %[[LCOL:.+]], %[[LK]]
 // CHECK: nvgpu.ldmatrix %[[V]][%[[LROW]], %[[LC]]]
 // CHECK-NOT: arith.xori
-// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<64x32xbf16
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<64x24xbf16
 // CHECK-NOT: arith.xori
 // CHECK: vector.load
 // CHECK-NOT: arith.xori
@@ -36,8 +36,8 @@ gpu.module @m {
     memref.store %x, %g[%i, %j] : memref<64x64xbf16>
     gpu.barrier
     %m = nvgpu.ldmatrix %v[%i, %j] {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-    %narrow = memref.view %sh[%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x32xbf16, #gpu.address_space<workgroup>>
-    memref.store %x, %narrow[%i, %j] : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %narrow = memref.view %sh[%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xbf16, #gpu.address_space<workgroup>>
+    memref.store %x, %narrow[%i, %j] : memref<64x24xbf16, #gpu.address_space<workgroup>>
     %w = memref.view %sh[%c12288][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xbf16, #gpu.address_space<workgroup>>
     memref.store %x, %w[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>
     %r = vector.load %w[%i, %j] : memref<8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
@@ -223,6 +223,44 @@ gpu.module @m {
     gpu.barrier
     %block = memref.view %sh[%c0][%n] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?x64xbf16, #gpu.address_space<workgroup>>
     %m = nvgpu.ldmatrix %block[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<?x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Rows of 64 bytes (32 bf16: relational attention's key blocks where
+// d_model / relations is 32) share a 128-byte line two by two: chunk c of
+// row r lives at c ^ ((r / 2) mod 4). Rows of 32 bytes: c ^ ((r / 4) mod 2).
+// Rows of 48 bytes are left alone.
+
+// CHECK-LABEL: gpu.func @narrow_rows
+// CHECK: %[[L:.+]] = arith.divui %[[R:.+]], %c2
+// CHECK: %[[M:.+]] = arith.remui %[[L]], %c4
+// CHECK: %[[K:.+]] = arith.muli %[[M]], %c8
+// CHECK: %[[S:.+]] = arith.xori %[[C:.+]], %[[K]]
+// CHECK: nvgpu.ldmatrix %{{.+}}[%[[R]], %[[S]]] {{.+}} : memref<64x32xbf16
+// CHECK: %[[L2:.+]] = arith.divui %[[R]], %c4
+// CHECK: %[[M2:.+]] = arith.remui %[[L2]], %c2
+// CHECK: %[[K2:.+]] = arith.muli %[[M2]], %c8
+// CHECK: %[[S2:.+]] = arith.xori %{{.+}}, %[[K2]]
+// CHECK: nvgpu.ldmatrix %{{.+}}[%[[R]], %[[S2]]] {{.+}} : memref<64x16xbf16
+// CHECK-NOT: arith.xori
+// CHECK: nvgpu.ldmatrix %{{.+}} : memref<64x24xbf16
+gpu.module @m {
+  gpu.func @narrow_rows(%i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c4096 = arith.constant 4096 : index
+    %c6144 = arith.constant 6144 : index
+    %c8 = arith.constant 8 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %col = arith.muli %j, %c8 : index
+    %a = memref.view %sh[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %m = nvgpu.ldmatrix %a[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<64x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %b = memref.view %sh[%c4096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x16xbf16, #gpu.address_space<workgroup>>
+    %n = nvgpu.ldmatrix %b[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<64x16xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %c = memref.view %sh[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xbf16, #gpu.address_space<workgroup>>
+    %o = nvgpu.ldmatrix %c[%i, %col] {numTiles = 4 : i32, transpose = false} : memref<64x24xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
     gpu.return
   }
 }
