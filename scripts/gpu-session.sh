@@ -33,12 +33,14 @@ mode="${1:-}"
 # bound by bank conflicts (its key block unswizzled since session 38),
 # fixed after its lease: first K1 and K2 with the swizzle and without it
 # (-noswizzle: swizzle-shared=false, which also shows what the swizzle
-# was worth where it did apply), then what has not been measured. K4-ape-seq
+# was worth where it did apply; at d 128 the swizzle's index arithmetic
+# costs the tile 16 bytes of spills at the 168-register cap, ptxas), then
+# what has not been measured. K4-ape-seq
 # comes last: three leases cut it before it reported (bench.err now says
 # which step takes the time).
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-noswizzle"
 default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle"
-default_bench+=",K1-attn-d128-n4096.bf16,K4-ape-tree-n1023.bf16"
+default_bench+=",K1-attn-d128-n4096.bf16,K1-attn-d128-n4096.bf16-noswizzle,K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
 default_bench+=",M1-dat-lm.bf16-cublas,K4-ape-seq-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
