@@ -85,9 +85,9 @@ Cublas &library() {
   return c;
 }
 
-void *handle() {
-  Cublas &c = library();
-  std::lock_guard<std::mutex> lock(handleMutex);
+/// The handle, created if none; the caller holds handleMutex (so that
+/// releaseCublas cannot destroy it while a GEMM is being queued).
+void *handle(Cublas &c) {
   if (c.handle)
     return c.handle;
   if (Status s = c.create(&c.handle))
@@ -111,8 +111,7 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
     die("dat_gemm: the operands' rows must be contiguous");
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
       k = narrow(x.sizes[1], "K");
-  const Cublas &c = library();
-  void *h = handle();
+  Cublas &c = library();
   // Errors a later synchronization reports are this GEMM's, unless work
   // queued after it is named instead (DAT_SYNC_LAUNCHES=1 waits here).
   std::string what = std::string("cuBLAS GEMM ") + name +
@@ -121,10 +120,15 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
   datrt::cuda::noteLaunch(what);
   datrt::cuda::profileBeforeLaunch();
   float one = 1.0f;
-  Status s = c.gemmEx(h, kOpT, kOpN, n, m, k, &one, w.data(), type,
-                      narrow(w.strides[0], "ld(w)"), x.data(), type,
-                      narrow(x.strides[0], "ld(x)"), &one, y.data(), kR32F,
-                      narrow(y.strides[0], "ld(y)"), kCompute32F, kGemmDefault);
+  int ldw = narrow(w.strides[0], "ld(w)"), ldx = narrow(x.strides[0], "ld(x)"),
+      ldy = narrow(y.strides[0], "ld(y)");
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(handleMutex);
+    s = c.gemmEx(handle(c), kOpT, kOpN, n, m, k, &one, w.data(), type, ldw,
+                 x.data(), type, ldx, &one, y.data(), kR32F, ldy, kCompute32F,
+                 kGemmDefault);
+  }
   if (s)
     die("cublasGemmEx failed with status " + std::to_string(s) + " in " + what);
   mgpuStreamSynchronize(mgpuStreamCreate()); // a no-op unless asked for
@@ -137,7 +141,10 @@ void releaseCublas() {
   std::lock_guard<std::mutex> lock(handleMutex);
   if (!loaded || !loaded->handle)
     return; // never used: nothing to load or free
-  // cublasDestroy waits for the handle's work before freeing its workspace.
+  // The workspace may still be read by GEMMs queued on the stream.
+  datrt::cuda::check(
+      datrt::cuda::driver().cuStreamSynchronize(mgpuStreamCreate()),
+      "cuStreamSynchronize", "before destroying the cuBLAS handle");
   if (Status s = loaded->destroy(loaded->handle))
     die("cublasDestroy failed with status " + std::to_string(s));
   loaded->handle = nullptr;

@@ -82,8 +82,11 @@ TEST(CublasGemm, HandleGoesBackWithTheCachedBuffers) {
     _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
     _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
     EXPECT_EQ(live(), 1) << "one handle for every GEMM, run " << run;
+    int syncs = fake_cuda_syncs();
     datrt::releaseCachedBuffers();
     EXPECT_EQ(live(), 0) << "run " << run;
+    // (Queued GEMMs may still read the workspace: the stream drains first.)
+    EXPECT_GT(fake_cuda_syncs(), syncs) << "run " << run;
   }
   datrt::releaseCachedBuffers(); // nothing left: a no-op
   EXPECT_EQ(live(), 0);
