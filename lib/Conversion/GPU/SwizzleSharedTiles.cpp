@@ -138,16 +138,13 @@ swizzledAccesses(memref::ViewOp view) {
   SmallVector<Value> uses = {view.getResult()};
   for (unsigned i = 0; i < uses.size(); ++i)
     for (Operation *user : uses[i].getUsers()) {
-      // (Casts keep the element layout: the same rows, the same indices.)
-      if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
-        uses.push_back(cast.getResult());
-        continue;
-      }
-      if (auto cast = dyn_cast<memref::CastOp>(user)) {
-        auto to = dyn_cast<MemRefType>(cast.getType());
+      // (Casts that keep the element layout: the same rows, the same
+      // indices.)
+      if (isa<memref::MemorySpaceCastOp, memref::CastOp>(user)) {
+        auto to = dyn_cast<MemRefType>(user->getResult(0).getType());
         if (!to || to.getRank() != rank || to.getLayout() != type.getLayout())
           return failure();
-        uses.push_back(cast.getResult());
+        uses.push_back(user->getResult(0));
         continue;
       }
       // (Sizes and addresses: the vectorized copies' alignment checks.)
