@@ -35,12 +35,15 @@ mode="${1:-}"
 # (-noswizzle: swizzle-shared=false, which also shows what the swizzle
 # was worth where it did apply; at d 128 the swizzle's index arithmetic
 # costs the tile 16 bytes of spills at the 168-register cap, ptxas), then
-# what has not been measured. K4-ape-seq
+# what has not been measured. Session 42's register budget gives K1 at d 128
+# 2 blocks per SM and no spills where it had 3 and 8 bytes of spills
+# (-nobudget: register-budget=false). K4-ape-seq
 # comes last: three leases cut it before it reported (bench.err now says
 # which step takes the time).
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-noswizzle"
 default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle"
-default_bench+=",K1-attn-d128-n4096.bf16,K1-attn-d128-n4096.bf16-noswizzle,K4-ape-tree-n1023.bf16"
+default_bench+=",K1-attn-d128-n4096.bf16,K1-attn-d128-n4096.bf16-noswizzle,K1-attn-d128-n4096.bf16-nobudget"
+default_bench+=",K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
 default_bench+=",M1-dat-lm.bf16-cublas,K4-ape-seq-n4096.bf16"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
@@ -89,7 +92,8 @@ prepare)
   # structure, ...-scalarloads without ldmatrix, ...-nopairs without the
   # paired fragment accesses, ...-narrow without the 32×64 warp tiles,
   # ...-sync without cp.async staging copies, ...-noswizzle without the
-  # swizzled tile buffers (A/Bs in one run).
+  # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget
+  # (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -97,6 +101,7 @@ prepare)
   [[ "$bench" != *-narrow* ]] || variants+=(--pipeline-variant narrow:wide-mma-tiles=false)
   [[ "$bench" != *-sync* ]] || variants+=(--pipeline-variant sync:async-copies=false)
   [[ "$bench" != *-noswizzle* ]] || variants+=(--pipeline-variant noswizzle:swizzle-shared=false)
+  [[ "$bench" != *-nobudget* ]] || variants+=(--pipeline-variant nobudget:register-budget=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

@@ -248,7 +248,9 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
     reductions) gets `registers-per-thread` even where fewer than
     `blocks-per-sm` blocks then fit: a relational attention tile's 256
     threads (a warp for each of 8 heads) get one block per SM, up to 255
-    registers, where two would cap them at 128 and spill.
+    registers, where two would cap them at 128 and spill. These are rules;
+    `dat-gpu-register-budget` later checks each tile kernel's bound against
+    ptxas and lowers it where the kernel spills.
   }];
   let options = [
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", "2",
@@ -256,6 +258,42 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
     Option<"registersPerThread", "registers-per-thread", "int64_t",
            "::mlir::dat::kTileKernelRegisters",
            "Registers per thread a kernel of small blocks may keep">
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
+def DatGPURegisterBudget : Pass<"dat-gpu-register-budget", "::mlir::ModuleOp"> {
+  let summary = "Fewer blocks per SM for a kernel that ptxas would spill";
+  let description = [{
+    dat-gpu-kernel-occupancy bounds each kernel's registers before any
+    machine code exists: a warp-row tile's 128 threads are asked to fit 3
+    blocks per SM (`nvvm.minctasm`), which caps them at 168 registers. What
+    a tile needs depends on its head size, masks and partial tiles: at a
+    head of 128, with a causal mask, or at lengths no key block divides (a
+    ViT's 197 tokens), ptxas spills at that cap. This pass asks ptxas.
+
+    Run on the lowered device code (LLVM and NVVM dialects, targets
+    attached), before `gpu-module-to-binary`. For each `gpu.module` with a
+    kernel whose bound leaves it under 255 registers, the module is
+    serialized to PTX through its own target attribute (the serializer
+    `gpu-module-to-binary` uses) and assembled by `TOOLKIT/bin/ptxas -v`.
+    Each kernel that spills gets one block per SM fewer, and the module is
+    assembled again, until no kernel spills or none can get more
+    registers; a kernel keeps the fewer blocks only where they spill fewer
+    bytes. One ptxas run per module without spills (the common case); the
+    result is deterministic (ptxas's answer for the same PTX).
+
+    A kernel that spills even with its registers capped only by ptxas (a
+    relational attention tile with 255 registers) keeps its bound; the
+    pass remarks on it where `report` is set, as on each change it makes.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit folder (its bin/ptxas); default $CUDA_HOME, else "
+           "the toolkit dat was configured with">,
+    Option<"report", "report", "bool", "false",
+           "Remark on each kernel whose blocks per SM change, and on any "
+           "left spilling">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }

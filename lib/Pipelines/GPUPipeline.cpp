@@ -117,6 +117,14 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
     host.addPass(createGpuToLLVMConversionPass());
   });
 
+  // The bounds dat-gpu-kernel-occupancy chose, checked against ptxas:
+  // where a tile kernel spills, fewer blocks per SM give it more registers.
+  if (options.registerBudget) {
+    DatGPURegisterBudgetOptions budget;
+    budget.toolkit = options.toolkit;
+    pm.addPass(createDatGPURegisterBudget(budget));
+  }
+
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
   binary.compilationTarget = formatName(options.format).str();

@@ -232,6 +232,12 @@ struct GPUTargetOptions : public Base {
                      "memory against bank conflicts "
                      "(dat-gpu-swizzle-shared-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> registerBudget{
+      *this, "register-budget",
+      llvm::cl::desc("One block per SM fewer for each kernel that ptxas "
+                     "spills at its bound, while that spills less "
+                     "(dat-gpu-register-budget)"),
+      llvm::cl::init(true)};
 };
 
 struct CPUPipelineOptions : public CPUTargetOptions<CPUPipelineOptions> {
