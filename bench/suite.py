@@ -213,6 +213,14 @@ def cpu_suite():
     entries.append(_relational(1500, "relu", False, b=1, d=256, h=8, r=8))
     entries.append(_hyla(800, b=1, h=8, dh=32))
     entries.append(_ape("Sequential", 1200, b=1, h=8, dh=64))
+    # And more, added in session 42 and measured the first time unchanged:
+    # heads of 32 at 1800 causal queries, twelve heads of 32 for relational
+    # attention, position-relative symbols with relu at 384, HYLA's heads
+    # of 64 at 1300.
+    entries.append(_attention(32, 1800, True, b=1, h=16))
+    entries.append(_relational(600, "identity", False, b=1, d=384, h=12, r=12))
+    entries.append(_relational(384, "relu", True, b=1, d=256, h=8, r=8))
+    entries.append(_hyla(1300, b=1, h=4, dh=64))
     # The small models, and again at a batch and length not tuned for.
     entries += [_tiny_lm("M1-dat-lm-small", 4, 256),
                 _small_image_model("vit.json", "M3-vit-small", 16),

@@ -511,16 +511,17 @@ LogicalResult tileContractionSplittingRows(RewriterBase &rewriter,
 }
 
 /// Whether `tile`, planned for `op`, is better computed as dot products:
-/// its vector dimension fills under half a register (the relational tile's
+/// its vector dimension fills under one register (the relational tile's
 /// Σ_j p[h,i,j]·r[l,i,j], 4 relations: 4-lane FMAs, each relation's value
-/// gathered across rows), while the reduction, innermost in both inputs
-/// and in the loops, fills whole registers. Returns the vector dimension,
-/// to keep in the rows' vectors.
+/// gathered across rows; 12: masked 16-lane FMAs on a transposed copy),
+/// while the reduction, innermost in both inputs and in the loops, fills
+/// whole registers. Returns the vector dimension, to keep in the rows'
+/// vectors.
 std::optional<unsigned> dotFormDim(linalg::GenericOp op,
                                    const RegisterTile &tile,
                                    int64_t vectorWidth) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (2 * extents[tile.vectorDim] > vectorWidth ||
+  if (extents[tile.vectorDim] >= vectorWidth ||
       op.getNumReductionLoops() != 1 ||
       !op->getParentOfType<LoopLikeOpInterface>())
     return std::nullopt;

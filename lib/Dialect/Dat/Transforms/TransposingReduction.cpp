@@ -13,8 +13,10 @@
 // holding both, each half as long (a shuffle of the lower halves plus one of
 // the upper halves), until one register holds all R rows, 16 / R lanes
 // each; a few in-group steps and one gather finish. For 4 relations on
-// 16-lane registers: 14 vector operations instead of 4 × 8. Where the
-// reduced vector is a product, each chunk's product is added with
+// 16-lane registers: 14 vector operations instead of 4 × 8. A count of rows
+// that is not a power of two (12 relations) has its odd levels padded with
+// a copy of their last register: 37 operations for 12 rows instead of 96.
+// Where the reduced vector is a product, each chunk's product is added with
 // `contract`, so that LLVM fuses them into FMAs.
 //
 //===----------------------------------------------------------------------===//
@@ -46,7 +48,7 @@ struct TransposingRowReduction final
                             kind))
       return rewriter.notifyMatchFailure(op, "not an f32 row reduction");
     int64_t rows = type.getDimSize(0), length = type.getDimSize(1);
-    if (rows < 2 || rows > lanes || !llvm::isPowerOf2_64(rows) ||
+    if (rows < 2 || static_cast<int64_t>(llvm::PowerOf2Ceil(rows)) > lanes ||
         length % lanes != 0)
       return rewriter.notifyMatchFailure(op, "rows do not fit a register");
 
@@ -112,8 +114,13 @@ struct TransposingRowReduction final
     }
     // Pairs of registers of `groups` groups into one of twice as many
     // groups, half as long: [x's groups, y's groups] by lower + upper halves.
+    // An odd count (12 relations: 12, 6, 3 registers) pairs its last
+    // register with itself: its groups land after every real row's, and
+    // the final gather skips them.
     int64_t groups = 1;
     while (level.size() > 1) {
+      if (level.size() % 2)
+        level.push_back(level.back());
       int64_t size = lanes / groups, half = size / 2;
       SmallVector<int64_t> lower, upper;
       for (int64_t from : {int64_t(0), lanes})

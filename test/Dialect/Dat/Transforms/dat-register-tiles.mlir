@@ -592,6 +592,39 @@ func.func @relation_sums(%p: tensor<1x2x8x64xf32>, %r: tensor<1x4x8x64xf32>, %ac
 
 // -----
 
+// 12 relations (d_model 384, 12 heads, 12 relations): under one 16-lane
+// register too, so dot products as for 4, their 12 sums one shuffle tree
+// padded to 16 groups and one gather of lanes 0-11. (As an outer product
+// over the relations, before: 4-key steps of 12-lane masked FMAs on a
+// transposed copy of the relations; 1.02-1.04x slower at N = 600 and 1024,
+// BENCHMARKS.md.)
+// CHECK-LABEL: func.func @relation_sums12
+// CHECK: vector.transfer_read {{.+}} : tensor<1x12x1x64xf32>, vector<12x64xf32>
+// CHECK-COUNT-48: arith.mulf {{.+}} fastmath<contract> : vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK: return
+func.func @relation_sums12(%p: tensor<1x1x2x64xf32>, %r: tensor<1x12x2x64xf32>, %acc: tensor<1x1x2x12xf32>, %n: index) -> tensor<1x1x2x12xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = scf.for %it = %c0 to %n step %c1 iter_args(%a = %acc) -> (tensor<1x1x2x12xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                          affine_map<(b, h, i, e, j) -> (b, e, i, j)>,
+                                          affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%p, %r : tensor<1x1x2x64xf32>, tensor<1x12x2x64xf32>) outs(%a : tensor<1x1x2x12xf32>) {
+    ^bb0(%x: f32, %z: f32, %c: f32):
+      %m = arith.mulf %x, %z : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<1x1x2x12xf32>
+    scf.yield %y : tensor<1x1x2x12xf32>
+  }
+  return %out : tensor<1x1x2x12xf32>
+}
+
+// -----
+
 // A block of 40 keys (the last of 1000) and of 17 keys (ViT's tokens):
 // vectors of a power of two lanes only. 40: 8-lane vectors, which divide it
 // (20 lanes, the largest multiple of 4 that does, made LLVM split each
@@ -648,21 +681,29 @@ func.func @keys17(%q: tensor<1x1x8x16xf32>, %k: tensor<1x1x17x16xf32>, %acc: ten
 // Row reductions of several rows (TransposingReduction.cpp): 4 rows of two
 // registers each folded into one register, then one shuffle tree; IEEE
 // maxima with fastmath<nnan,nsz> (plain vector max instructions, as for the
-// row maxima above). 3 rows (not a power of two) go upstream's way: one
-// horizontal reduction each.
+// row maxima above). 3 rows (not a power of two; 12 relations are the case
+// that matters): the odd level pairs its last register with itself, and the
+// gather takes lanes 0, 4 and 8. 17 rows would need 32 groups of a 16-lane
+// register: upstream's way, one horizontal reduction each.
 // CHECK-LABEL: func.func @multi_row_max
 // CHECK-COUNT-4: arith.maximumf {{.+}} fastmath<nnan,nsz> : vector<16xf32>
 // CHECK: vector.shuffle
 // CHECK: %[[MAX:.+]] = vector.shuffle {{.+}} [0, 4, 8, 12] : vector<16xf32>, vector<16xf32>
 // CHECK: arith.maximumf %[[MAX]], %{{.+}} fastmath<nnan,nsz> : vector<4xf32>
+// CHECK: %[[R2:.+]] = vector.extract %{{.+}}[2] : vector<16xf32> from vector<3x16xf32>
+// CHECK: vector.shuffle %[[R2]], %[[R2]] [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: %[[SUMS:.+]] = vector.shuffle {{.+}} [0, 4, 8] : vector<16xf32>, vector<16xf32>
+// CHECK: arith.addf %[[SUMS]], %{{.+}} : vector<3xf32>
 // CHECK-NOT: vector.shuffle
-// CHECK-COUNT-3: vector.reduction <add>
+// CHECK-COUNT-17: vector.reduction <add>
 // CHECK: return
 func.func @multi_row_max(%v: vector<4x32xf32>, %acc: vector<4xf32>,
-                         %w: vector<3x16xf32>, %acc3: vector<3xf32>) -> (vector<4xf32>, vector<3xf32>) {
+                         %w: vector<3x16xf32>, %acc3: vector<3xf32>,
+                         %u: vector<17x16xf32>, %acc17: vector<17xf32>) -> (vector<4xf32>, vector<3xf32>, vector<17xf32>) {
   %m = vector.multi_reduction <maximumf>, %v, %acc [1] : vector<4x32xf32> to vector<4xf32>
   %s = vector.multi_reduction <add>, %w, %acc3 [1] : vector<3x16xf32> to vector<3xf32>
-  return %m, %s : vector<4xf32>, vector<3xf32>
+  %t = vector.multi_reduction <add>, %u, %acc17 [1] : vector<17x16xf32> to vector<17xf32>
+  return %m, %s, %t : vector<4xf32>, vector<3xf32>, vector<17xf32>
 }
 
 // -----
