@@ -283,9 +283,10 @@ def DatGPURegisterBudget : Pass<"dat-gpu-register-budget", "::mlir::ModuleOp"> {
     bytes. One ptxas run per module without spills (the common case); the
     result is deterministic (ptxas's answer for the same PTX).
 
-    A kernel that spills even with its registers capped only by ptxas (a
-    relational attention tile with 255 registers) keeps its bound; the
-    pass remarks on it where `report` is set, as on each change it makes.
+    A kernel whose bound already leaves it 255 registers (a relational
+    attention tile of 8 warps, one block per SM) is not assembled for this:
+    fewer blocks cannot help it. With `report`, the pass remarks on each
+    change it makes and on a kernel that still spills after one.
   }];
   let options = [
     Option<"toolkit", "toolkit", "std::string", "\"\"",

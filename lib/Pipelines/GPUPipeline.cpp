@@ -26,15 +26,7 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <cstdlib>
-
 namespace mlir::dat {
-
-std::string defaultCudaToolkit() {
-  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    return home;
-  return DAT_CUDA_TOOLKIT;
-}
 
 static StringRef formatName(DeviceCodeFormat format) {
   switch (format) {

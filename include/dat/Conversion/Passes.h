@@ -12,6 +12,8 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace mlir {
 namespace linalg {
@@ -30,12 +32,49 @@ namespace dat {
 /// tile buffers (the launch asks for shared-memory + 16).
 inline constexpr int64_t kMaxTileSharedMemory = 227 * 1024 - 16;
 
+#ifndef DAT_CUDA_TOOLKIT
+#define DAT_CUDA_TOOLKIT "/usr/local/cuda"
+#endif
+
+/// The CUDA toolkit the GPU pipelines and passes use by default
+/// ($CUDA_HOME, else the folder found at configure time).
+inline std::string defaultCudaToolkit() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return DAT_CUDA_TOOLKIT;
+}
+
+/// Threads per warp.
+inline constexpr int64_t kWarpSize = 32;
 /// sm_90's 32-bit registers per SM.
 inline constexpr int64_t kRegistersPerSM = 65536;
+/// The most registers ptxas gives a thread.
+inline constexpr int64_t kMaxRegistersPerThread = 255;
 /// The registers a thread of a tile kernel is given room for
 /// (dat-gpu-kernel-occupancy's default `registers-per-thread`): the MMA
 /// loops' fragments and the warp-row programs' rows fit without spills.
 inline constexpr int64_t kTileKernelRegisters = 168;
+
+/// The registers a thread may use where `blocks` blocks of `threads` threads
+/// share an SM. The register file is four partitions of 16,384, each holding
+/// whole warps, and ptxas allocates 8 registers a thread at a time: 5 blocks
+/// of 2 warps leave a partition 3 warps, 168 registers each, as 6 do.
+inline int64_t registersPerThreadAt(int64_t blocks, int64_t threads) {
+  constexpr int64_t partitions = 4;
+  int64_t warps = blocks * ((threads + kWarpSize - 1) / kWarpSize);
+  int64_t perPartition = (warps + partitions - 1) / partitions;
+  int64_t registers = kRegistersPerSM / partitions / (perPartition * kWarpSize);
+  return std::min(registers / 8 * 8, kMaxRegistersPerThread);
+}
+
+/// The most blocks of `threads` threads an SM holds at `registersPerThread`
+/// each, at least one.
+inline int64_t blocksPerSMAt(int64_t threads, int64_t registersPerThread) {
+  int64_t blocks = 1;
+  while (registersPerThreadAt(blocks + 1, threads) >= registersPerThread)
+    ++blocks;
+  return blocks;
+}
 
 /// Blocks of `threads` threads a kernel that keeps its rows in its warps'
 /// registers gets per SM: as many as the register file holds at
@@ -45,7 +84,7 @@ inline constexpr int64_t kTileKernelRegisters = 168;
 inline int64_t
 rowsInRegistersBlocksPerSM(int64_t threads,
                            int64_t registersPerThread = kTileKernelRegisters) {
-  return std::max<int64_t>(kRegistersPerSM / (threads * registersPerThread), 1);
+  return blocksPerSMAt(threads, registersPerThread);
 }
 
 #define GEN_PASS_DECL

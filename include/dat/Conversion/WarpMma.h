@@ -13,6 +13,8 @@
 #ifndef DAT_CONVERSION_WARPMMA_H
 #define DAT_CONVERSION_WARPMMA_H
 
+#include "dat/Conversion/Passes.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -24,7 +26,6 @@ namespace mlir::dat {
 inline constexpr int64_t kWarpMmaM = 16;
 inline constexpr int64_t kWarpMmaN = 8;
 inline constexpr int64_t kWarpMmaK = 16;
-inline constexpr int64_t kWarpSize = 32;
 /// A warp's strip: up to this many 16×8 output tiles side by side (n), so
 /// that each step's A fragment serves them all.
 inline constexpr int64_t kWarpMmaStrip = 4;

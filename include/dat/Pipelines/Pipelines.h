@@ -23,14 +23,6 @@ namespace mlir::dat {
 /// the runtime raises the kernel's limit). Not yet tuned on a GPU.
 inline constexpr int64_t kTileSharedMemory = 96 * 1024;
 
-#ifndef DAT_CUDA_TOOLKIT
-#define DAT_CUDA_TOOLKIT "/usr/local/cuda"
-#endif
-
-/// The CUDA toolkit the GPU pipelines use by default: $CUDA_HOME, else the
-/// folder found at configure time.
-std::string defaultCudaToolkit();
-
 // Option values, parsed and checked once (by the pass options' parser, for
 // dat-opt and datc alike).
 enum class Target { CPU, CUDA };

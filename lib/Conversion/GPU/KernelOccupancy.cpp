@@ -40,7 +40,7 @@ struct GPUKernelOccupancyPass final
         int64_t threads = 1;
         for (int32_t extent : *size)
           threads *= extent;
-        int64_t fit = kRegistersPerSM / (threads * registersPerThread);
+        int64_t fit = blocksPerSMAt(threads, registersPerThread);
         bool rowsInRegisters = fn.walk([](gpu::ShuffleOp) {
                                    return WalkResult::interrupt();
                                  }).wasInterrupted();

@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "dat/Conversion/Passes.h"
-#include "dat/Conversion/WarpMma.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,33 +26,16 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
-
 namespace mlir::dat {
 #define GEN_PASS_DEF_DATGPUREGISTERBUDGET
 #include "dat/Conversion/Passes.h.inc"
-
-/// The most registers ptxas gives a thread.
-static constexpr int64_t kMaxRegistersPerThread = 255;
-
-/// The registers a thread may use when `blocks` blocks of `threads` threads
-/// share an SM. An SM's register file is four partitions of 16,384, each
-/// holding whole warps, and ptxas allocates in units of 8 per thread: 5
-/// blocks of 2 warps leave a partition 3 warps, 168 registers each, the
-/// same as 6 blocks.
-static int64_t registerCap(int64_t blocks, int64_t threads) {
-  constexpr int64_t partitions = 4;
-  int64_t warps = blocks * llvm::divideCeil(threads, kWarpSize);
-  int64_t perPartition = llvm::divideCeil(warps, partitions);
-  int64_t cap = kRegistersPerSM / partitions / (perPartition * kWarpSize);
-  return std::min(cap / 8 * 8, kMaxRegistersPerThread);
-}
 
 /// The most blocks per SM below `blocks` that give a thread more registers
 /// than `blocks` do; 0 where none does.
 static int64_t fewerBlocks(int64_t blocks, int64_t threads) {
   for (int64_t fewer = blocks - 1; fewer >= 1; --fewer)
-    if (registerCap(fewer, threads) > registerCap(blocks, threads))
+    if (registersPerThreadAt(fewer, threads) >
+        registersPerThreadAt(blocks, threads))
       return fewer;
   return 0;
 }
@@ -84,11 +66,7 @@ private:
 } // namespace
 
 static std::string toolkitFolder(StringRef option) {
-  if (!option.empty())
-    return option.str();
-  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    return home;
-  return DAT_CUDA_TOOLKIT;
+  return option.empty() ? defaultCudaToolkit() : option.str();
 }
 
 /// Spill bytes per function in `ptxas -v`'s report: each
@@ -204,8 +182,7 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
     int64_t threads = 1;
     for (int32_t extent : size.asArrayRef())
       threads *= extent;
-    if (threads <= 0 || blocks.getInt() <= 1 ||
-        registerCap(blocks.getInt(), threads) >= kMaxRegistersPerThread)
+    if (threads <= 0 || fewerBlocks(blocks.getInt(), threads) == 0)
       continue;
     candidates.push_back({fn, threads, blocks.getInt()});
   }
@@ -216,10 +193,6 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
     fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                 Builder(fn.getContext()).getI32IntegerAttr(blocks));
   };
-  auto canGrow = [](const Candidate &c) {
-    return fewerBlocks(c.blocks, c.threads) > 0;
-  };
-
   FailureOr<llvm::StringMap<int64_t>> spills =
       spillsByKernel(module, target, ptxas, symbolTable);
   if (failed(spills))
@@ -227,14 +200,8 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
   SmallVector<Candidate *> pending;
   for (Candidate &c : candidates) {
     c.spills = spills->lookup(c.fn.getName());
-    if (c.spills > 0 && canGrow(c))
+    if (c.spills > 0)
       pending.push_back(&c);
-    else if (c.spills > 0 && report)
-      c.fn.emitRemark() << getArgument() << ": " << c.fn.getName() << " spills "
-                        << c.spills << " bytes at " << c.blocks
-                        << " blocks per SM ("
-                        << registerCap(c.blocks, c.threads)
-                        << " registers); fewer blocks give it no more";
   }
 
   // Fewer blocks for every spilling kernel at once (the most that give it
@@ -264,12 +231,12 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
         c->fn.emitRemark() << getArgument() << ": " << c->fn.getName() << ": "
                            << c->blocks << " -> " << fewer
                            << " blocks per SM (up to "
-                           << registerCap(fewer, c->threads)
+                           << registersPerThreadAt(fewer, c->threads)
                            << " registers), spills " << c->spills << " -> "
                            << now << " bytes";
       c->blocks = fewer;
       c->spills = now;
-      if (now > 0 && canGrow(*c))
+      if (now > 0 && fewerBlocks(c->blocks, c->threads) > 0)
         next.push_back(c);
       else if (now > 0 && report)
         c->fn.emitRemark() << getArgument() << ": " << c->fn.getName()
@@ -283,9 +250,8 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
 
 void GPURegisterBudgetPass::runOnOperation() {
   std::string ptxas = toolkitFolder(toolkit) + "/bin/ptxas";
-  bool any = false;
-  getOperation().walk([&](gpu::GPUModuleOp) { any = true; });
-  if (!any)
+  // (GPU modules are the top module's children.)
+  if (getOperation().getOps<gpu::GPUModuleOp>().empty())
     return;
   if (!llvm::sys::fs::can_execute(ptxas)) {
     getOperation().emitError()
