@@ -23,7 +23,8 @@ both, which is how the GEMM strategy is chosen); `--only` takes entry ids
 `--pipeline-variant LABEL:OPTIONS` builds every variant again with
 `datc --pipeline OPTIONS` into OUT/<id>.<precision>[-cublas]-LABEL, to
 measure both in one run (`blockwide:warp-rows=false`: the GPU's attention
-tiles without FlashAttention-2's warp-row structure).
+tiles without FlashAttention-2's warp-row structure; `+` separates
+options: `addr64:index32=false+short-shared-pointers=false`).
 
 `build` (on the build machine, which has datc) writes, per suite entry,
 precision and GEMM strategy, OUT/<id>.<precision>[-cublas]/config.json and
@@ -290,7 +291,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
             continue
         entry = dict(entry, precision=precision, gemm=gemm)
         if label:
-            entry.update(label=label, pipeline=options)
+            entry.update(label=label, pipeline=options.replace("+", " "))
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
@@ -302,7 +303,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
                "--random-weights", "1", "--target", target,
                "--precision", precision, "--gemm", gemm, "-o", prog]
         if options:
-            cmd += ["--pipeline", options]
+            cmd += ["--pipeline", options.replace("+", " ")]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL %s (%s): %s" % (entry["id"], variant, r.stderr.strip()))

@@ -15,6 +15,7 @@ namespace mlir::dat {
 
 void registerAllDialects(DialectRegistry &registry) {
   registry.insert<DatDialect>();
+  registerNVGPUToLLVMInterface(registry);
 }
 
 void registerAllPasses() {

@@ -37,11 +37,13 @@ mode="${1:-}"
 # costs the tile 16 bytes of spills at the 168-register cap, ptxas), then
 # what has not been measured. Session 42's register budget gives K1 at d 128
 # 2 blocks per SM and no spills where it had 3 and 8 bytes of spills
-# (-nobudget: register-budget=false). K4-ape-seq
+# (-nobudget: register-budget=false). Session 43 computes shared-memory
+# addresses in 32 bits everywhere and all indices in 32 bits in the tiles
+# alone on their SM (K2's): -addr64 is both off. K4-ape-seq
 # comes last: three leases cut it before it reported (bench.err now says
 # which step takes the time).
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-noswizzle"
-default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle"
+default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle,K2-ra-relu-n4096.bf16-addr64"
 default_bench+=",K1-attn-d128-n4096.bf16,K1-attn-d128-n4096.bf16-noswizzle,K1-attn-d128-n4096.bf16-nobudget"
 default_bench+=",K4-ape-tree-n1023.bf16"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
@@ -92,8 +94,8 @@ prepare)
   # structure, ...-scalarloads without ldmatrix, ...-nopairs without the
   # paired fragment accesses, ...-narrow without the 32×64 warp tiles,
   # ...-sync without cp.async staging copies, ...-noswizzle without the
-  # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget
-  # (A/Bs in one run).
+  # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget,
+  # ...-addr64 with 64-bit indices and shared pointers (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -102,6 +104,7 @@ prepare)
   [[ "$bench" != *-sync* ]] || variants+=(--pipeline-variant sync:async-copies=false)
   [[ "$bench" != *-noswizzle* ]] || variants+=(--pipeline-variant noswizzle:swizzle-shared=false)
   [[ "$bench" != *-nobudget* ]] || variants+=(--pipeline-variant nobudget:register-budget=false)
+  [[ "$bench" != *-addr64* ]] || variants+=(--pipeline-variant addr64:index32=false+short-shared-pointers=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

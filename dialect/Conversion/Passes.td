@@ -176,7 +176,8 @@ def DatGPUWarpMmaToNVVM : Pass<"dat-gpu-warp-mma-to-nvvm"> {
     contiguous dim, as for the value block of P·V) where its rows are
     16-byte aligned by construction; where the tile may run past the
     buffer's end, under a warp-uniform check of the whole tile, the lanes'
-    scalar loads otherwise. `convert-nvgpu-to-nvvm` must follow.
+    scalar loads otherwise. `convert-nvgpu-to-nvvm`, or `convert-gpu-to-nvvm`
+    with dat's nvgpu interface registered (the GPU pipeline), must follow.
   }];
   let options = [
     Option<"ldmatrix", "ldmatrix", "bool", "true",
@@ -260,6 +261,53 @@ def DatGPUKernelOccupancy : Pass<"dat-gpu-kernel-occupancy"> {
            "Registers per thread a kernel of small blocks may keep">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
+def DatGPUIndexWidth : Pass<"dat-gpu-index-width", "::mlir::ModuleOp"> {
+  let summary = "32-bit indices in the kernels that are alone on their SM";
+  let description = [{
+    `index` lowers to the data layout's width, 64 bits by default: every
+    address computation of a kernel then takes register pairs. Where a
+    kernel already has all 255 registers (one block per SM: relational
+    attention's tile of 8 warps) and still spills, 32-bit indices are what
+    is left: M1's relational tiles (ptxas 13.0) keep 8 and 8 bytes of
+    stack for spills with 64-bit indices and 32-bit shared pointers, none
+    with 32-bit indices; at d_model 1024 with a causal mask, 32 bytes
+    against none (docs/gpu-kernels.md, "32-bit addresses").
+    Elsewhere they cost registers, a sign extension at each address (M2's
+    attention tile 250 → 255 registers and 192 bytes of spills), and fewer
+    blocks per SM (dat-gpu-register-budget) are the better remedy: by
+    default only kernels with `nvvm.minctasm = 1` (dat-gpu-kernel-occupancy
+    runs first) are taken; `all-kernels` takes every kernel that fits.
+
+    Run after dat-gpu-kernel-occupancy, before the device code is lowered.
+    A `gpu.module` gets a data layout with 32-bit `index` (`dlti.dl_spec`),
+    which `convert-gpu-to-nvvm` lowers to, where every kernel in it has:
+    - memref arguments of static shape, strides and offset, whose last
+      element is at most 2^31 - 1 elements from the base;
+    - a known grid and block size (`known_grid_size`, `known_block_size`)
+      whose threads number less than 2^31;
+    - no arguments of other types but `index`, integers and floats.
+    Every value its index arithmetic takes is then an offset into such a
+    buffer, a thread or block id, or a bound of a loop over them.
+    The host still passes 64-bit values: the driver copies each kernel
+    parameter at the size the kernel declares, from its own pointer
+    (`cuLaunchKernel`'s `kernelParams`), so a 32-bit parameter gets the
+    value's low half (little-endian hosts). An `index` argument's value is
+    not known statically: each launch of such a kernel first asserts on the
+    host (`cf.assert`) that its `index` operands fit 32 bits.
+    With `report`, the pass remarks on each module it leaves at 64 bits
+    and why.
+  }];
+  let options = [
+    Option<"allKernels", "all-kernels", "bool", "false",
+           "Every kernel that fits, not only those alone on their SM">,
+    Option<"report", "report", "bool", "false",
+           "Remark on each module left with 64-bit indices, and why">
+  ];
+  let dependentDialects = ["::mlir::DLTIDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def DatGPURegisterBudget : Pass<"dat-gpu-register-budget", "::mlir::ModuleOp"> {

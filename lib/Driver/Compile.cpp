@@ -62,6 +62,7 @@ void registerDriverDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::dat::registerDatDialectTranslation(registry);
+  mlir::dat::registerNVGPUToLLVMInterface(registry);
 }
 
 /// The program pipeline's options from their textual form, checked.

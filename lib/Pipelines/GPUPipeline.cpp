@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace mlir::dat {
 
@@ -38,6 +39,19 @@ static StringRef formatName(DeviceCodeFormat format) {
     return "fatbin";
   }
   llvm_unreachable("unknown device code format");
+}
+
+/// Sets LLVM's `nvptx-short-ptr`: shared-memory pointers of 32 bits, so
+/// that a tile's shared addresses are 32-bit arithmetic (LLVM narrows the
+/// 64-bit index math that only feeds them). The NVPTX target machines that
+/// gpu-module-to-binary and dat-gpu-register-budget create read it, and
+/// give the module the matching data layout. A process-wide flag: the
+/// pipeline sets it either way each time it is built.
+static void setShortSharedPointers(bool on) {
+  auto registered = llvm::cl::getRegisteredOptions();
+  auto it = registered.find("nvptx-short-ptr");
+  if (it != registered.end())
+    (void)it->second->addOccurrence(0, it->first, on ? "true" : "false");
 }
 
 template <typename Options>
@@ -89,17 +103,22 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   if (options.swizzleShared)
     pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUSwizzleSharedTiles());
   pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUKernelOccupancy());
+  // A kernel alone on its SM that fits 32-bit offsets computes its
+  // addresses in 32 bits (a relational tile spilled at 255 registers).
+  if (options.index32)
+    pm.addPass(createDatGPUIndexWidth());
 
   buildLoopsToControlFlow(pm);
 
+  setShortSharedPointers(options.shortSharedPointers);
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  // The tiles' nvgpu.ldmatrix (dat-gpu-warp-mma-to-nvvm).
-  device.addPass(createConvertNVGPUToNVVMPass());
+  // The tiles' nvgpu ops (ldmatrix, cp.async) lower in the same conversion
+  // (registerNVGPUToLLVMInterface), at the module's index width.
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());

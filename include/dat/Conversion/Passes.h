@@ -90,6 +90,11 @@ rowsInRegistersBlocksPerSM(int64_t threads,
 #define GEN_PASS_DECL
 #include "dat/Conversion/Passes.h.inc"
 
+/// Gives the nvgpu dialect the ConvertToLLVMPatternInterface, so that
+/// convert-gpu-to-nvvm lowers its ops in its own conversion (one `index`
+/// width for the whole kernel; NVGPUToLLVMInterface.cpp).
+void registerNVGPUToLLVMInterface(DialectRegistry &registry);
+
 #define GEN_PASS_REGISTRATION
 #include "dat/Conversion/Passes.h.inc"
 

@@ -230,6 +230,16 @@ struct GPUTargetOptions : public Base {
                      "spills at its bound, while that spills less "
                      "(dat-gpu-register-budget)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> index32{
+      *this, "index32",
+      llvm::cl::desc("32-bit indices in the kernels alone on their SM whose "
+                     "buffers all fit them (dat-gpu-index-width)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> shortSharedPointers{
+      *this, "short-shared-pointers",
+      llvm::cl::desc("32-bit shared-memory pointers in the device code "
+                     "(LLVM's nvptx-short-ptr, a process-wide flag)"),
+      llvm::cl::init(true)};
 };
 
 struct CPUPipelineOptions : public CPUTargetOptions<CPUPipelineOptions> {
