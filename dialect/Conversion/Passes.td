@@ -284,10 +284,12 @@ def DatGPUIndexWidth : Pass<"dat-gpu-index-width", "::mlir::ModuleOp"> {
     A `gpu.module` gets a data layout with 32-bit `index` (`dlti.dl_spec`),
     which `convert-gpu-to-nvvm` lowers to, where every kernel in it has:
     - memref arguments of static shape, strides and offset, whose last
-      element is at most 2^31 - 1 elements from the base;
+      element is less than 2^30 elements from the base (a loop over one,
+      its bound and its last step past the end, stays under 2^31);
     - a known grid and block size (`known_grid_size`, `known_block_size`)
       whose threads number less than 2^31;
-    - no arguments of other types but `index`, integers and floats.
+    - no arguments of other types but `index`, integers of at most 32 bits
+      and floats, and no `index` constant outside 32 bits.
     Every value its index arithmetic takes is then an offset into such a
     buffer, a thread or block id, or a bound of a loop over them.
     The host still passes 64-bit values: the driver copies each kernel

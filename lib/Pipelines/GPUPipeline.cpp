@@ -48,7 +48,7 @@ static StringRef formatName(DeviceCodeFormat format) {
 /// give the module the matching data layout. A process-wide flag: the
 /// pipeline sets it either way each time it is built.
 static void setShortSharedPointers(bool on) {
-  auto registered = llvm::cl::getRegisteredOptions();
+  auto &registered = llvm::cl::getRegisteredOptions();
   auto it = registered.find("nvptx-short-ptr");
   if (it != registered.end())
     (void)it->second->addOccurrence(0, it->first, on ? "true" : "false");

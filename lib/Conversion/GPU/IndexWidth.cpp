@@ -19,9 +19,12 @@ namespace mlir::dat {
 #include "dat/Conversion/Passes.h.inc"
 
 static constexpr int64_t kInt32Limit = int64_t(1) << 31;
+/// The most elements a buffer of a 32-bit kernel may span: a loop over it
+/// (its bound, its last step past the end) stays under 2^31.
+static constexpr int64_t kMaxElements = int64_t(1) << 30;
 
-/// Whether every element of `type` is less than 2^31 elements from its
-/// base pointer; else why not.
+/// Whether `type` spans at most 2^30 elements from its base pointer (every
+/// dimension, offset and the last element's position); else why not.
 static std::optional<std::string> whyNot32Bit(MemRefType type) {
   if (!type.hasStaticShape())
     return "a buffer of dynamic shape";
@@ -38,10 +41,10 @@ static std::optional<std::string> whyNot32Bit(MemRefType type) {
     int64_t step;
     if (stride < 0 || llvm::MulOverflow(size - 1, stride, step) ||
         llvm::AddOverflow(last, step, last))
-      return "a buffer past 2^31 elements";
+      return "a buffer past 2^30 elements";
   }
-  if (offset < 0 || last >= kInt32Limit)
-    return "a buffer past 2^31 elements";
+  if (offset < 0 || last >= kMaxElements)
+    return "a buffer past 2^30 elements";
   return std::nullopt;
 }
 
@@ -60,6 +63,10 @@ static std::optional<std::string> whyNot32Bit(gpu::GPUFuncOp fn,
         return why;
       continue;
     }
+    // A wider integer could become an index in the kernel, unchecked.
+    if (auto integer = dyn_cast<IntegerType>(type);
+        integer && integer.getWidth() > 32)
+      return "an integer argument wider than 32 bits";
     if (!isa<IndexType, IntegerType, FloatType>(type))
       return "an argument of type that is not index, integer or float";
   }
@@ -72,6 +79,14 @@ static std::optional<std::string> whyNot32Bit(gpu::GPUFuncOp fn,
     if (llvm::MulOverflow(threads, int64_t(extent), threads) ||
         threads >= kInt32Limit)
       return "2^31 threads or more";
+  // Constants folded at 64 bits before this pass.
+  WalkResult constants = fn.walk([](arith::ConstantIndexOp constant) {
+    int64_t v = constant.value();
+    return v >= kInt32Limit || v < -kInt32Limit ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+  });
+  if (constants.wasInterrupted())
+    return "an index constant outside 32 bits";
   return std::nullopt;
 }
 
@@ -116,7 +131,8 @@ struct GPUIndexWidthPass final : impl::DatGPUIndexWidthBase<GPUIndexWidthPass> {
       }
       if (why) {
         if (report)
-          module.emitRemark() << "64-bit indices: " << *why;
+          module.emitRemark()
+              << module.getSymName() << ": 64-bit indices: " << *why;
         continue;
       }
       auto entry = DataLayoutEntryAttr::get(

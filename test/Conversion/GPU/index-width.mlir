@@ -32,8 +32,8 @@ module attributes {gpu.container_module} {
 // -----
 
 // Each of these keeps 64-bit indices: a dynamic shape, a dynamic offset, a
-// buffer of 2^31 elements, a grid not known statically. No assert on
-// their launches.
+// buffer past 2^30 elements, a grid not known statically, an i64
+// argument, an index constant past 32 bits. No assert on their launches.
 // CHECK-LABEL: func.func @host
 // CHECK-NOT: cf.assert
 // CHECK: gpu.module @dynamic {
@@ -41,11 +41,15 @@ module attributes {gpu.container_module} {
 // CHECK: gpu.module @big {
 // CHECK: gpu.module @edge attributes {dlti.dl_spec
 // CHECK: gpu.module @grid {
-// REPORT: remark: 64-bit indices: a buffer of dynamic shape
-// REPORT: remark: 64-bit indices: a buffer of dynamic strides or offset, or not strided
-// REPORT: remark: 64-bit indices: a buffer past 2^31 elements
+// CHECK: gpu.module @wide {
+// CHECK: gpu.module @constant {
+// REPORT: remark: dynamic: 64-bit indices: a buffer of dynamic shape
+// REPORT: remark: offset: 64-bit indices: a buffer of dynamic strides or offset, or not strided
+// REPORT: remark: big: 64-bit indices: a buffer past 2^30 elements
 // REPORT-NOT: edge
-// REPORT: remark: 64-bit indices: a grid or block size not known statically
+// REPORT: remark: grid: 64-bit indices: a grid or block size not known statically
+// REPORT: remark: wide: 64-bit indices: an integer argument wider than 32 bits
+// REPORT: remark: constant: 64-bit indices: an index constant outside 32 bits
 module attributes {gpu.container_module} {
   func.func @host(%buf: memref<?xf32>, %pos: index) {
     %c1 = arith.constant 1 : index
@@ -62,20 +66,31 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
-  // The last element 2^31 elements from the base (2^30 rows of stride 2).
+  // The last element 2^30 elements from the base (2^29 + 1 rows of stride 2).
   gpu.module @big {
-    gpu.func @k(%buf: memref<1073741825x1xf32, strided<[2, 1]>>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    gpu.func @k(%buf: memref<536870913x1xf32, strided<[2, 1]>>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
       gpu.return
     }
   }
-  // The last element 2^31 - 1 elements from the base: fits.
+  // The last element 2^30 - 1 elements from the base: fits.
   gpu.module @edge {
-    gpu.func @k(%buf: memref<2147483647xi8>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    gpu.func @k(%buf: memref<1073741824xi8>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
       gpu.return
     }
   }
   gpu.module @grid {
     gpu.func @k(%buf: memref<32xf32>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>} {
+      gpu.return
+    }
+  }
+  gpu.module @wide {
+    gpu.func @k(%n: i64) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      gpu.return
+    }
+  }
+  gpu.module @constant {
+    gpu.func @k(%buf: memref<32xf32>) kernel attributes {nvvm.minctasm = 1 : i32, known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %far = arith.constant 4294967296 : index
       gpu.return
     }
   }
@@ -86,7 +101,7 @@ module attributes {gpu.container_module} {
 // Two blocks per SM: 64-bit indices (fewer blocks are the better remedy
 // for its registers), unless all-kernels.
 // CHECK: gpu.module @shared {
-// REPORT: remark: 64-bit indices: not alone on its SM (nvvm.minctasm is not 1)
+// REPORT: remark: shared: 64-bit indices: not alone on its SM (nvvm.minctasm is not 1)
 // ALL: gpu.module @shared attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>}
 module attributes {gpu.container_module} {
   gpu.module @shared {
