@@ -291,7 +291,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
             continue
         entry = dict(entry, precision=precision, gemm=gemm)
         if label:
-            entry.update(label=label, pipeline=options.replace("+", " "))
+            entry.update(label=label, pipeline=options)
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:
@@ -303,7 +303,7 @@ def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
                "--random-weights", "1", "--target", target,
                "--precision", precision, "--gemm", gemm, "-o", prog]
         if options:
-            cmd += ["--pipeline", options.replace("+", " ")]
+            cmd += ["--pipeline", options]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL %s (%s): %s" % (entry["id"], variant, r.stderr.strip()))
@@ -357,7 +357,10 @@ def main():
             only, rest = set(rest[1].split(",")), rest[2:]
         elif rest[0] == "--pipeline-variant" and len(rest) > 1 and \
                 re.fullmatch(r"[a-z0-9]+:\S+", rest[1]):
-            pipelines, rest = pipelines + (tuple(rest[1].split(":", 1)),), rest[2:]
+            # (`+` between options: the argument has no spaces.)
+            label, options = rest[1].split(":", 1)
+            pipelines += ((label, options.replace("+", " ")),)
+            rest = rest[2:]
         else:
             print(__doc__)
             return 2

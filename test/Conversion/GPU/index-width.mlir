@@ -2,7 +2,7 @@
 // RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(dat-gpu-index-width{report=true})' -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: dat-opt %s --split-input-file --pass-pipeline='builtin.module(dat-gpu-index-width{all-kernels=true})' | FileCheck %s --check-prefix=ALL
 
-// Static buffers under 2^31 elements, a known launch: 32-bit indices, and
+// Static buffers under 2^30 elements, a known launch: 32-bit indices, and
 // the host asserts the index operand fits before each launch.
 // CHECK-LABEL: func.func @host
 // CHECK-SAME: (%[[BUF:.*]]: memref<4x1024xf32>, %[[POS:.*]]: index)
