@@ -222,6 +222,10 @@ def cpu_suite():
     entries.append(_relational(600, "identity", False, b=1, d=384, h=12, r=12))
     entries.append(_relational(384, "relu", True, b=1, d=256, h=8, r=8))
     entries.append(_hyla(1300, b=1, h=4, dh=64))
+    # APE's tree maps (d×d per position, no rotary form), added in session
+    # 44: the GPU suite's 1023 nodes, and 700 with heads of 32.
+    entries.append(_ape("Branching", 1023, b=1, h=8, dh=64))
+    entries.append(_ape("Branching", 700, b=1, h=8, dh=32))
     # The small models, and again at a batch and length not tuned for.
     entries += [_tiny_lm("M1-dat-lm-small", 4, 256),
                 _small_image_model("vit.json", "M3-vit-small", 16),

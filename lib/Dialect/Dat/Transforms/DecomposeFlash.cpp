@@ -4,8 +4,8 @@
 //
 // The attention-family ops (normally dat-tile-attention's query tiles) become
 // key loops with an online softmax (the flash patterns, FlashAttention.cpp);
-// then the producers worth recomputing per tile — rotations, the transposes
-// after them, per-pair elementwise producers — are fused into the query tiles
+// then the producers worth recomputing per tile — RoPE rotations, the
+// transposes after them, per-pair elementwise producers — are fused into the query tiles
 // and key blocks that read them.
 //
 //===----------------------------------------------------------------------===//
@@ -30,12 +30,17 @@ namespace mlir::dat {
 
 namespace {
 
-/// Producers worth recomputing per tile: per-position rotations (RoPE,
-/// orthogonal maps) and the layout change between them and attention. A
-/// projection (a GEMM) is not: fused into key blocks it would be recomputed
-/// for every query tile.
+/// Producers worth recomputing per tile: per-position rotations (RoPE: a
+/// few operations an element) and the layout change between them and
+/// attention. A projection (a GEMM) is not: fused into key blocks it would be
+/// recomputed for every query tile. Nor is a dense orthogonal map (APE's
+/// tree maps, d multiply-adds an element): fused into the key blocks it is
+/// recomputed in every query tile, N/rows times its work (d/rows times the
+/// scores'), and a query tile made in the tile is not one the GPU's
+/// warp-row program can stage. Computed once, its result is one more
+/// [B, H, N, d] tensor.
 bool isPrologue(Operation *op) {
-  return isa_and_nonnull<RopeOp, OrthogonalMapOp, linalg::TransposeOp>(op) ||
+  return isa_and_nonnull<RopeOp, linalg::TransposeOp>(op) ||
          (op && op->hasAttr(kRecomputePerTileAttr));
 }
 
@@ -57,7 +62,7 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
       continue; // e.g. a tile that splits RoPE pairs: leave it unfused
     // The tiled op writes a fresh tile: a destination sliced from the
     // producer's whole result would keep that result (and everything before
-    // it) alive. Neither transposes nor orthogonal maps read their init.
+    // it) alive. Neither transposes nor rotations read their init.
     for (Operation *tiled : fused->tiledOps) {
       auto dps = dyn_cast<DestinationStyleOpInterface>(tiled);
       auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);

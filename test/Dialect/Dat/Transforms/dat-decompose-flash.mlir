@@ -224,6 +224,36 @@ func.func @rope_per_token_prologue(%q: tensor<2x256x8x32xf32>, %k: tensor<2x256x
 
 // -----
 
+// Dense orthogonal maps (APE's tree maps: a d×d matrix per position) are not
+// fused: in the key blocks each key's map would be applied again in every
+// query tile. They run once, on the whole [B, H, N, d] tensors, before the
+// tile loop; the transposes before them stay whole too.
+// CHECK-LABEL: func.func @orthogonal_map_not_fused
+// CHECK: dat.orthogonal_map {{.*}} -> tensor<1x4x256x32xf32>
+// CHECK: dat.orthogonal_map {{.*}} -> tensor<1x4x256x32xf32>
+// CHECK: scf.forall
+// CHECK-NOT: dat.orthogonal_map
+// CHECK: scf.for
+// CHECK-NOT: dat.orthogonal_map
+// CHECK: return
+// NONN-LABEL: func.func @orthogonal_map_not_fused
+func.func @orthogonal_map_not_fused(%q: tensor<1x256x4x32xf32>, %k: tensor<1x256x4x32xf32>, %v: tensor<1x4x256x16xf32>,
+                                    %maps: tensor<1x256x1x32x32xf32>) -> tensor<1x4x256x16xf32> {
+  %e = tensor.empty() : tensor<1x4x256x32xf32>
+  %qt = linalg.transpose ins(%q : tensor<1x256x4x32xf32>) outs(%e : tensor<1x4x256x32xf32>) permutation = [0, 2, 1, 3]
+  %kt = linalg.transpose ins(%k : tensor<1x256x4x32xf32>) outs(%e : tensor<1x4x256x32xf32>) permutation = [0, 2, 1, 3]
+  %qm = dat.orthogonal_map ins(%qt, %maps : tensor<1x4x256x32xf32>, tensor<1x256x1x32x32xf32>)
+          outs(%e : tensor<1x4x256x32xf32>) -> tensor<1x4x256x32xf32>
+  %km = dat.orthogonal_map ins(%kt, %maps : tensor<1x4x256x32xf32>, tensor<1x256x1x32x32xf32>)
+          outs(%e : tensor<1x4x256x32xf32>) -> tensor<1x4x256x32xf32>
+  %o = tensor.empty() : tensor<1x4x256x16xf32>
+  %r = dat.attention ins(%qm, %km, %v : tensor<1x4x256x32xf32>, tensor<1x4x256x32xf32>, tensor<1x4x256x16xf32>)
+         outs(%o : tensor<1x4x256x16xf32>) scale = 0.17677669 -> tensor<1x4x256x16xf32>
+  return %r : tensor<1x4x256x16xf32>
+}
+
+// -----
+
 // The tiled form can be written by hand (or printed between the two passes
 // and read back): a query tile of a causal attention, as dat-tile-attention
 // makes it, becomes the key loop, bounded by the keys its rows can see
