@@ -5,8 +5,8 @@
 // The attention-family ops (normally dat-tile-attention's query tiles) become
 // key loops with an online softmax (the flash patterns, FlashAttention.cpp);
 // then the producers worth recomputing per tile — RoPE rotations, the
-// transposes after them, per-pair elementwise producers — are fused into the query tiles
-// and key blocks that read them.
+// transposes after them, per-pair elementwise producers — are fused into
+// the query tiles and key blocks that read them.
 //
 //===----------------------------------------------------------------------===//
 
