@@ -538,6 +538,48 @@ std::optional<unsigned> dotFormDim(linalg::GenericOp op,
   return tile.vectorDim;
 }
 
+/// The order of the row loops of `op` tiled by `sizes` (0: not tiled): a
+/// loop that the input with the largest row (the elements one iteration
+/// reads) does not index goes innermost, so that the row stays in L1 while
+/// the other inputs move. The relational tile's dot products
+/// Σ_j p[h,i,j]·r[l,i,j] read all relations of a query row, 12 × 64 keys,
+/// per (h, i): with the heads innermost each row is read from L2 once, not
+/// once per head (both inputs, 12 × 64 × 64 floats, are larger than L1).
+/// Empty (the loops' own order) where no loop is better. (Taken for the
+/// dot products only: the other rows' inputs index every loop.)
+SmallVector<int64_t> rowLoopOrder(linalg::GenericOp op,
+                                  ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  OpOperand *largest = nullptr;
+  int64_t largestRow = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    int64_t row = 1;
+    for (AffineExpr e : op.getMatchingIndexingMap(input).getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(e);
+          dim && !sizes[dim.getPosition()])
+        row *= extents[dim.getPosition()];
+    if (row > largestRow) {
+      largestRow = row;
+      largest = input;
+    }
+  }
+  if (!largest)
+    return {};
+  AffineMap map = op.getMatchingIndexingMap(largest);
+  std::optional<unsigned> inner;
+  for (unsigned d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 0 && extents[d] > 1 && !map.isFunctionOfDim(d))
+      inner = d;
+  if (!inner)
+    return {};
+  SmallVector<int64_t> order;
+  for (unsigned d = 0; d < sizes.size(); ++d)
+    if (d != *inner)
+      order.push_back(d);
+  order.push_back(*inner);
+  return order;
+}
+
 /// The other static f32 ops of the tile bodies (the online softmax's scale,
 /// row maxima, exponentials, row sums and rescaling): tiled to rows along
 /// the innermost dimension of their largest operand, and each row
@@ -586,7 +628,9 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
 
   SmallVector<Operation *> rows = {op};
   if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
-    FailureOr<scf::SCFTilingResult> tiled = tileWithLoops(rewriter, op, sizes);
+    FailureOr<scf::SCFTilingResult> tiled = tileWithLoops(
+        rewriter, op, sizes,
+        keep.empty() ? SmallVector<int64_t>() : rowLoopOrder(op, sizes));
     if (failed(tiled))
       return op.emitError("dat-register-tiles: cannot tile to rows");
     rewriter.replaceOp(op, tiled->replacements);

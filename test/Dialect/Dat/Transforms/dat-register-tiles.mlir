@@ -555,11 +555,15 @@ func.func @split_rows(%x: tensor<20x64xf32>, %w: tensor<64x32xf32>, %o: tensor<2
 // register (`contract`: FMAs); the 4 registers' horizontal sums share one
 // shuffle tree (TransposingReduction.cpp): pairs of registers folded into
 // one (lower halves + upper halves) twice, two in-group steps, then lanes
-// 0, 4, 8 and 12 are the 4 sums.
+// 0, 4, 8 and 12 are the 4 sums. The heads' loop is innermost: r does not
+// index it, so the relations' rows of one i (4 × 64 floats here; 12 × 64
+// in the 12-relation tile) stay in L1 while the heads' rows of p pass
+// (with the heads outer, every head read all of r again: L2 at the suite's
+// sizes; 1.03-1.05x, BENCHMARKS.md).
 // CHECK-LABEL: func.func @relation_sums
 // CHECK: scf.for
-// CHECK: scf.for %{{.+}} = %c0 to %c2 step %c1
 // CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1
+// CHECK: scf.for %{{.+}} = %c0 to %c2 step %c1
 // CHECK: vector.transfer_read {{.+}} : tensor<1x4x1x64xf32>, vector<4x64xf32>
 // CHECK-COUNT-16: arith.mulf {{.+}} fastmath<contract> : vector<16xf32>
 // CHECK: vector.shuffle {{.+}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23] : vector<16xf32>, vector<16xf32>
