@@ -301,17 +301,24 @@ static Value treeNodes(ModelBuilder &mb, Value p) {
 }
 
 /// ancestors[b, l, t]: the node's ancestor at depth t + 1, -1 deeper than
-/// the node.
-static Value treeAncestors(ModelBuilder &mb, Value p, int64_t branching) {
+/// the node; with `depthMajor`, ancestors[b, t, l] (the key side's layout:
+/// one depth's ancestors of a key block contiguous).
+static Value treeAncestors(ModelBuilder &mb, Value p, int64_t branching,
+                           bool depthMajor) {
   auto pt = cast<RankedTensorType>(p.getType());
+  SmallVector<int64_t> shape = {pt.getDimSize(0), pt.getDimSize(1),
+                                kMaxTreeDepth};
+  if (depthMajor)
+    std::swap(shape[1], shape[2]);
+  unsigned depthDim = depthMajor ? 1 : 2;
   return parallelGeneric(
-      mb, {pt.getDimSize(0), pt.getDimSize(1), kMaxTreeDepth},
-      mb.b.getI64Type(), p, {dims(mb, 3, {0, 1})},
+      mb, shape, mb.b.getI64Type(), p, {dims(mb, 3, {0, depthMajor ? 2u : 1u})},
       [&](OpBuilder &b, Location l, ValueRange args) {
         I64 a{b, l};
         SmallVector<Value> m = a.chain(a.node(args[0]), branching);
         Value target = arith::SubIOp::create(
-            b, l, a.depth(m), arith::AddIOp::create(b, l, a.index(2), a.c(1)));
+            b, l, a.depth(m),
+            arith::AddIOp::create(b, l, a.index(depthDim), a.c(1)));
         Value anc = a.c(-1);
         for (int64_t k = 0; k < kMaxTreeDepth; ++k)
           anc = a.sel(a.eq(target, a.c(k)), m[k], anc);
@@ -353,7 +360,8 @@ Value ApeDecay::longestPath(ModelBuilder &mb, ArrayRef<Value> every,
 ApeDecay::TreeSide ApeDecay::treeSide(ModelBuilder &mb, Value positions,
                                       int64_t branching) {
   return {positions, treeNodes(mb, positions),
-          treeAncestors(mb, positions, branching)};
+          treeAncestors(mb, positions, branching, /*depthMajor=*/false),
+          treeAncestors(mb, positions, branching, /*depthMajor=*/true)};
 }
 
 ApeDecay ApeDecay::make(ModelBuilder &mb, ApeDistance kind, double base,
@@ -382,9 +390,70 @@ ApeDecay ApeDecay::makeTree(double base, const TreeSide &q, const TreeSide &k,
   decay.qNode = q.node;
   decay.qAncestors = q.ancestors;
   decay.kNode = k.node;
-  decay.kAncestors = k.ancestors;
+  decay.kAncestors = k.ancestorsByDepth;
   decay.longest = longest;
   return decay;
+}
+
+/// The tree's common path lengths cpl[b, i, j] (f32): the depths at which
+/// query node i and key node j have the same ancestor. In a tree those are
+/// a prefix of the depths (the ancestors of a common ancestor are common),
+/// so cpl is their count: a sum over the 16 depths of compares, which the
+/// CPU's vector layer computes a key block at a time (the key side's
+/// ancestors are depth-major, [B, 16, L]). The bisection over the depths it
+/// replaces was scalar code, over half of a tree attention tile. A per-pair
+/// tensor: the flash tiling computes it per tile, fill and sum, like the
+/// decay after it.
+static Value commonPathLengths(ModelBuilder &mb, Value qAnc, Value kAnc,
+                               Value qNode, Value kNode, int64_t Bp) {
+  MLIRContext *ctx = mb.b.getContext();
+  // [Bp, Lq, Lk], its sizes from the nodes (as the decay's generic takes
+  // them).
+  Value batchOf = qNode;
+  if (!cast<RankedTensorType>(qNode.getType()).isDynamicDim(0))
+    batchOf = kNode;
+  SmallVector<OpFoldResult> sizes = {
+      ShapedType::isDynamic(Bp) ? tensor::getMixedSize(mb.b, mb.loc, batchOf, 0)
+                                : OpFoldResult(mb.b.getIndexAttr(Bp)),
+      tensor::getMixedSize(mb.b, mb.loc, qNode, 1),
+      tensor::getMixedSize(mb.b, mb.loc, kNode, 1)};
+  Type f32 = mb.b.getF32Type();
+  Value zero = arith::ConstantFloatOp::create(
+      mb.b, mb.loc, cast<FloatType>(f32), APFloat(0.0f));
+  auto fill = linalg::FillOp::create(
+      mb.b, mb.loc, zero,
+      ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, sizes, f32)});
+  fill->setAttr(mlir::dat::kRecomputePerTileAttr, mb.b.getUnitAttr());
+  // loops (b, i, j, t)
+  auto map = [&](ArrayRef<unsigned> which) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : which)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(4, 0, exprs, ctx);
+  };
+  auto sum = linalg::GenericOp::create(
+      mb.b, mb.loc, fill.getResult(0).getType(), ValueRange{qAnc, kAnc},
+      ValueRange{fill.getResult(0)},
+      ArrayRef<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})},
+      SmallVector<utils::IteratorType>{
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::parallel, utils::IteratorType::reduction},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        I64 a{b, l};
+        Value same = arith::AndIOp::create(
+            b, l, a.eq(args[0], args[1]),
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, args[0],
+                                  a.c(0)));
+        auto f = cast<FloatType>(b.getF32Type());
+        Value one = arith::ConstantFloatOp::create(b, l, f, APFloat(1.0f));
+        Value none = arith::ConstantFloatOp::create(b, l, f, APFloat(0.0f));
+        linalg::YieldOp::create(
+            b, l,
+            arith::AddFOp::create(b, l, args[2], a.sel(same, one, none))
+                .getResult());
+      });
+  sum->setAttr(mlir::dat::kRecomputePerTileAttr, mb.b.getUnitAttr());
+  return sum.getResult(0);
 }
 
 Value ApeDecay::decayAt(ModelBuilder &mb) const {
@@ -400,26 +469,18 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   if (kind == ApeDistance::Tree) {
-    inputs = {qNode, kNode, longest};
-    maps = {at_i, at_j, AffineMap::get(3, 0, {}, mb.b.getContext())};
+    Value cpl = commonPathLengths(mb, qAncestors, kAncestors, qNode, kNode, Bp);
+    inputs = {qNode, kNode, longest, cpl};
+    maps = {at_i, at_j, AffineMap::get(3, 0, {}, mb.b.getContext()),
+            dims(mb, 3, {0, 1, 2})};
   } else {
     for (auto [q, k] : llvm::zip(qPositions, kPositions)) {
       inputs.append({q, k});
       maps.append({at_i, at_j});
     }
   }
-  Value qAnc = qAncestors, kAnc = kAncestors;
   ApeDistance k = kind;
   float lnBaseF = static_cast<float>(std::log(base));
-  Value powers;
-  if (kind == ApeDistance::Tree) {
-    SmallVector<float> table;
-    for (int64_t s = 0; s <= 2 * kMaxTreeDepth; ++s)
-      table.push_back(static_cast<float>(std::pow(base, double(s))));
-    auto type = RankedTensorType::get({int64_t(table.size())}, f32);
-    powers = arith::ConstantOp::create(
-        mb.b, mb.loc, type, DenseElementsAttr::get(type, ArrayRef(table)));
-  }
   Value out = parallelGeneric(
       mb, {Bp, Lq, Lk}, f32, inputs, maps,
       [&](OpBuilder &b, Location l, ValueRange args) {
@@ -439,56 +500,15 @@ Value ApeDecay::decayAt(ModelBuilder &mb) const {
                                     arith::MulFOp::create(b, l, dy, dy));
           dist = math::FloorOp::create(b, l, math::SqrtOp::create(b, l, sq));
         } else {
-          // cpl: the depths at which both nodes have the same ancestor
-          // (their common path); equal nodes match in all T symbols.
-          Value bi = linalg::IndexOp::create(b, l, 0);
-          Value i = linalg::IndexOp::create(b, l, 1);
-          Value j = linalg::IndexOp::create(b, l, 2);
-          // The common ancestors are those at depths 1..depth(LCA): a
-          // prefix, so its length is found by bisection (5 probes).
-          auto common = [&](Value t) { // ancestors at depth t + 1 agree
-            Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), t);
-            Value ai =
-                tensor::ExtractOp::create(b, l, qAnc, ValueRange{bi, i, at});
-            Value aj =
-                tensor::ExtractOp::create(b, l, kAnc, ValueRange{bi, j, at});
-            return arith::AndIOp::create(
-                b, l, a.eq(ai, aj),
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ai,
-                                      a.c(0)));
-          };
-          Value lo = a.c(0), hi = a.c(kMaxTreeDepth); // cpl in [lo, hi]
-          for (int64_t probe = 0; (int64_t(1) << probe) <= kMaxTreeDepth;
-               ++probe) {
-            Value mid = arith::DivSIOp::create(
-                b, l,
-                arith::AddIOp::create(b, l, arith::AddIOp::create(b, l, lo, hi),
-                                      a.c(1)),
-                a.c(2));
-            // mid >= 1 whenever lo < hi; clamp the probe for lo == hi == 0.
-            Value t = arith::MaxSIOp::create(
-                b, l, arith::SubIOp::create(b, l, mid, a.c(1)), a.c(0));
-            Value yes = arith::AndIOp::create(
-                b, l, common(t),
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, lo, hi));
-            Value no = arith::AndIOp::create(
-                b, l,
-                arith::XOrIOp::create(b, l, common(t),
-                                      arith::ConstantIntOp::create(b, l, 1, 1)),
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, lo, hi));
-            lo = a.sel(yes, mid, lo);
-            hi = a.sel(no, arith::SubIOp::create(b, l, mid, a.c(1)), hi);
-          }
-          Value two = a.c(2);
-          Value steps = arith::SubIOp::create(
-              b, l, arith::MulIOp::create(b, l, two, args[2]),
-              arith::MulIOp::create(b, l, two, lo));
-          steps = a.sel(a.eq(args[0], args[1]), a.c(0), steps);
-          // base^steps from a table of the 2·16 + 1 values steps can take,
-          // computed in double at compile time.
-          Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), steps);
-          return tensor::ExtractOp::create(b, l, powers, ValueRange{at})
-              .getResult();
+          // steps = 2T - 2 cpl between distinct nodes (the padded paths'
+          // symbols that differ), 0 between a node and itself: small
+          // integers, exact in f32.
+          Value twoT = toF(arith::MulIOp::create(b, l, a.c(2), args[2]));
+          Value steps = arith::SubFOp::create(
+              b, l, twoT, arith::AddFOp::create(b, l, args[3], args[3]));
+          Value zero = arith::ConstantFloatOp::create(
+              b, l, cast<FloatType>(b.getF32Type()), APFloat(0.0f));
+          dist = a.sel(a.eq(args[0], args[1]), zero, steps);
         }
         // base^dist = exp(dist · ln base): math.exp is a polynomial on the
         // CPU (vectorized), powf a libm call.

@@ -51,8 +51,8 @@ struct ApeDecay {
   int64_t branching = 0;
   // Sequence/grid: the query and key positions [Bp, L] (grid: x then y).
   // Tree: each side's node [Bp, L] and its ancestors at depths 1..16
-  // [Bp, L, 16] (-1 below the node), and T, the deepest path of the call
-  // (a 0-d tensor).
+  // (-1 below the node; the queries' [Bp, L, 16], the keys' depth-major
+  // [Bp, 16, L]), and T, the deepest path of the call (a 0-d tensor).
   llvm::SmallVector<mlir::Value> qPositions, kPositions;
   mlir::Value qNode, qAncestors, kNode, kAncestors, longest;
 
@@ -61,9 +61,10 @@ struct ApeDecay {
                        llvm::ArrayRef<mlir::Value> positions,
                        int64_t branching);
   /// What a tree distance needs of one side's positions [Bp, L]: the
-  /// nodes and their ancestors at depths 1..16 (-1 below the node).
+  /// nodes and their ancestors at depths 1..16 (-1 below the node), as
+  /// [Bp, L, 16] (the query side's) and [Bp, 16, L] (the key side's).
   struct TreeSide {
-    mlir::Value positions, node, ancestors;
+    mlir::Value positions, node, ancestors, ancestorsByDepth;
   };
   static TreeSide treeSide(ModelBuilder &mb, mlir::Value positions,
                            int64_t branching);

@@ -62,15 +62,36 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
       continue; // e.g. a tile that splits RoPE pairs: leave it unfused
     // The tiled op writes a fresh tile: a destination sliced from the
     // producer's whole result would keep that result (and everything before
-    // it) alive. Neither transposes nor rotations read their init.
+    // it) alive. Neither transposes nor rotations read their init. A
+    // reduction does (APE's tree path lengths, a sum over depths): its tile
+    // starts from the tile of the producer's own init (a fill, fused in
+    // turn), not from the producer's result, which would add the whole
+    // result, computed, into it.
     for (Operation *tiled : fused->tiledOps) {
       auto dps = dyn_cast<DestinationStyleOpInterface>(tiled);
       auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
       if (!dps)
         continue;
       for (OpOperand &init : dps.getDpsInitsMutable()) {
-        if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init))
+        if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init)) {
+          auto result = dyn_cast<OpResult>(fused->origProducer);
+          auto producer =
+              result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
+                     : DestinationStyleOpInterface();
+          auto tile = init.get().getDefiningOp<tensor::ExtractSliceOp>();
+          if (!producer || !tile || tile.getSource() != fused->origProducer)
+            continue;
+          rewriter.setInsertionPoint(tiled);
+          auto start = tensor::ExtractSliceOp::create(
+              rewriter, tile.getLoc(),
+              producer.getDpsInitOperand(result.getResultNumber())->get(),
+              tile.getMixedOffsets(), tile.getMixedSizes(),
+              tile.getMixedStrides());
+          rewriter.modifyOpInPlace(tiled, [&] { init.set(start); });
+          if (isPrologue(start.getSource().getDefiningOp()))
+            worklist.push_back(start);
           continue;
+        }
         rewriter.setInsertionPoint(tiled);
         Value fresh = tensor::EmptyOp::create(
             rewriter, tiled->getLoc(),

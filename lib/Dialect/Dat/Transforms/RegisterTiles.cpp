@@ -17,6 +17,7 @@
 #include "dat/Dialect/Dat/IR/DatDialect.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
 #include "dat/Dialect/Dat/Transforms/Patterns.h"
+#include "dat/Dialect/Dat/Utils/LinalgBuilders.h"
 #include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -538,6 +539,37 @@ std::optional<unsigned> dotFormDim(linalg::GenericOp op,
   return tile.vectorDim;
 }
 
+/// `op`'s i1 inputs (key masks) as i8, converted once before it: a memref
+/// holds an i1 per byte, so a vector of i1 loaded from it would read bits
+/// (and left to LLVM, each row rebuilt its mask register from bytes: a
+/// third of an APE tree tile whose keys are masked). The body truncates
+/// them back.
+void widenBoolInputs(RewriterBase &rewriter, linalg::GenericOp op) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || !type.getElementType().isInteger(1))
+      continue;
+    Location loc = op.getLoc();
+    Type i8 = rewriter.getI8Type();
+    rewriter.setInsertionPoint(op);
+    Value wide = buildElementwise(
+        rewriter, loc, type.clone(i8), {input->get()},
+        {rewriter.getMultiDimIdentityMap(type.getRank())},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::ExtUIOp::create(b, l, i8, args[0]);
+        });
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    rewriter.modifyOpInPlace(op, [&] {
+      input->set(wide);
+      arg.setType(i8);
+    });
+    rewriter.setInsertionPointToStart(op.getBody());
+    auto narrow =
+        arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(), arg);
+    rewriter.replaceAllUsesExcept(arg, narrow, narrow.getOperation());
+  }
+}
+
 /// The order of the row loops of `op` tiled by `sizes` (0: not tiled): a
 /// loop that the input with the largest row (the elements one iteration
 /// reads) does not index goes innermost, so that the row stays in L1 while
@@ -593,9 +625,15 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
     return success();
   Value largest;
   int64_t largestSize = 0;
-  for (Value v : op->getOperands()) {
+  // f32 results; the inputs may be integers too (APE's tree ancestors,
+  // compared in the tiles' per-pair decay; key masks).
+  for (OpOperand &o : op->getOpOperands()) {
+    Value v = o.get();
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    Type element = type ? type.getElementType() : Type();
+    if (!type || !type.hasStaticShape() ||
+        !(element.isF32() ||
+          (op.isDpsInput(&o) && element.isSignlessInteger())))
       return success();
     if (type.getNumElements() > largestSize) {
       largestSize = type.getNumElements();
@@ -626,6 +664,7 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
       sizes[d] = 0;
   sizes[vectorDim] = row == extents[vectorDim] ? 0 : row;
 
+  widenBoolInputs(rewriter, op);
   SmallVector<Operation *> rows = {op};
   if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
     FailureOr<scf::SCFTilingResult> tiled = tileWithLoops(
@@ -637,6 +676,25 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
     rows = tiled->tiledOps;
   }
   for (Operation *t : rows) {
+    // A reduction other than along the row (APE's tree path lengths, a sum
+    // over depths, one depth a row) is a unit loop here; its unit dims
+    // dropped first, so that the row is a 1-D vector (a [64, 1] vector's
+    // compares and selects were scalarized).
+    auto generic = dyn_cast<linalg::GenericOp>(t);
+    if (generic && generic.getNumReductionLoops() > 0 &&
+        !linalg::isReductionIterator(
+            generic.getIteratorTypesArray()[vectorDim])) {
+      linalg::ControlDropUnitDims control;
+      control.rankReductionStrategy = linalg::ControlDropUnitDims::
+          RankReductionStrategy::ExtractInsertSlice;
+      rewriter.setInsertionPoint(t);
+      FailureOr<linalg::DropUnitDimsResult> dropped =
+          linalg::dropUnitDims(rewriter, generic, control);
+      if (succeeded(dropped)) {
+        rewriter.replaceOp(t, dropped->replacements);
+        t = dropped->resultOp;
+      }
+    }
     rewriter.setInsertionPoint(t);
     FailureOr<linalg::VectorizationResult> vectorized =
         linalg::vectorize(rewriter, t);

@@ -254,6 +254,43 @@ func.func @orthogonal_map_not_fused(%q: tensor<1x256x4x32xf32>, %k: tensor<1x256
 
 // -----
 
+// A per-pair score scale made by a reduction (APE's tree path lengths: a
+// sum over depths into a fill), both recomputed per tile: fused into each
+// key block, the sum starting from the fill's tile — not from a slice of
+// the whole sum's result, which would keep it (computed N×N) and add it in.
+// CHECK-LABEL: func.func @reduction_scale_prologue
+// CHECK-NOT: tensor<1x256x256xf32>
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: %[[F:.+]] = linalg.fill {{.*}} -> tensor<1x64x{{.+}}xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]{{.*}} outs(%[[F]] : tensor<1x64x{{.+}}xf32>)
+// CHECK-NOT: tensor<1x256x256xf32>
+// CHECK: return
+// NONN-LABEL: func.func @reduction_scale_prologue
+func.func @reduction_scale_prologue(%q: tensor<1x2x256x16xf32>, %k: tensor<1x2x256x16xf32>, %v: tensor<1x2x256x16xf32>,
+                                    %a: tensor<1x256x8xf32>, %b: tensor<1x8x256xf32>) -> tensor<1x2x256x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x256x256xf32>
+  %f = linalg.fill {dat.recompute_per_tile} ins(%zero : f32) outs(%e : tensor<1x256x256xf32>) -> tensor<1x256x256xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, j, t) -> (b, i, t)>,
+                                        affine_map<(b, i, j, t) -> (b, t, j)>,
+                                        affine_map<(b, i, j, t) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<1x256x8xf32>, tensor<1x8x256xf32>) outs(%f : tensor<1x256x256xf32>)
+      attrs = {dat.recompute_per_tile} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x256x256xf32>
+  %o = tensor.empty() : tensor<1x2x256x16xf32>
+  %r = dat.attention ins(%q, %k, %v : tensor<1x2x256x16xf32>, tensor<1x2x256x16xf32>, tensor<1x2x256x16xf32>)
+         score_scale(%s : tensor<1x256x256xf32>) outs(%o : tensor<1x2x256x16xf32>) scale = 0.25 -> tensor<1x2x256x16xf32>
+  return %r : tensor<1x2x256x16xf32>
+}
+
+// -----
+
 // The tiled form can be written by hand (or printed between the two passes
 // and read back): a query tile of a causal attention, as dat-tile-attention
 // makes it, becomes the key loop, bounded by the keys its rows can see

@@ -843,3 +843,71 @@ func.func @blocked_keys(%x: tensor<128x32xf32>) -> tensor<2x2x16x64xf32> {
   %tr = linalg.transpose ins(%blocks : tensor<2x64x2x16xf32>) outs(%te : tensor<2x2x16x64xf32>) permutation = [0, 2, 3, 1]
   return %tr : tensor<2x2x16x64xf32>
 }
+
+// -----
+
+// A sum over a reduction that is not the row (APE's tree path lengths:
+// each query node's ancestors compared with a key block's at each of 16
+// depths, integer inputs) goes one depth at a time, its unit dims dropped,
+// so that each row is a 1-D vector of 64 keys: compares and selects on
+// vector<64xi64> / vector<64xf32> (as a [64, 1] vector they were
+// scalarized).
+// CHECK-LABEL: func.func @path_lengths
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.+}} : tensor<64xi64>, vector<64xi64>
+// CHECK: arith.cmpi eq, {{.+}} : vector<64xi64>
+// CHECK: arith.select {{.+}} : vector<64xi1>, vector<64xf32>
+// CHECK-NOT: vector<64x1x
+// CHECK: return
+func.func @path_lengths(%qa: tensor<1x8x16xi64>, %ka: tensor<1x16x64xi64>, %acc: tensor<1x8x64xf32>, %n: index) -> tensor<1x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = scf.for %it = %c0 to %n step %c1 iter_args(%a = %acc) -> (tensor<1x8x64xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(b, i, j, t) -> (b, i, t)>,
+                                          affine_map<(b, i, j, t) -> (b, t, j)>,
+                                          affine_map<(b, i, j, t) -> (b, i, j)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%qa, %ka : tensor<1x8x16xi64>, tensor<1x16x64xi64>) outs(%a : tensor<1x8x64xf32>) {
+    ^bb0(%x: i64, %z: i64, %c: f32):
+      %eq = arith.cmpi eq, %x, %z : i64
+      %one = arith.constant 1.0 : f32
+      %zero = arith.constant 0.0 : f32
+      %s = arith.select %eq, %one, %zero : f32
+      %r = arith.addf %c, %s : f32
+      linalg.yield %r : f32
+    } -> tensor<1x8x64xf32>
+    scf.yield %y : tensor<1x8x64xf32>
+  }
+  return %out : tensor<1x8x64xf32>
+}
+
+// -----
+
+// An i1 input (a key mask) is widened to i8 once before the rows (a memref
+// holds an i1 per byte: a vector<64xi1> loaded from it would read 64 bits),
+// and each row reads 64 bytes and truncates them.
+// CHECK-LABEL: func.func @mask_input
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<1x64xi1>) outs(%{{.+}} : tensor<1x64xi8>)
+// CHECK: arith.extui {{.+}} : i1 to i8
+// CHECK: scf.for
+// CHECK: vector.transfer_read %[[WIDE]]{{.+}} : tensor<1x64xi8>, vector<64xi8>
+// CHECK: arith.trunci {{.+}} : vector<64xi8> to vector<64xi1>
+// CHECK: arith.select {{.+}} : vector<64xi1>, vector<64xf32>
+// CHECK: return
+func.func @mask_input(%m: tensor<1x64xi1>, %s: tensor<1x8x64xf32>, %n: index) -> tensor<1x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = scf.for %it = %c0 to %n step %c1 iter_args(%a = %s) -> (tensor<1x8x64xf32>) {
+    %y = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, j)>,
+                                          affine_map<(b, i, j) -> (b, i, j)>],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%m : tensor<1x64xi1>) outs(%a : tensor<1x8x64xf32>) {
+    ^bb0(%x: i1, %c: f32):
+      %fill = arith.constant -1.0e10 : f32
+      %r = arith.select %x, %c, %fill : f32
+      linalg.yield %r : f32
+    } -> tensor<1x8x64xf32>
+    scf.yield %y : tensor<1x8x64xf32>
+  }
+  return %out : tensor<1x8x64xf32>
+}
