@@ -676,12 +676,14 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
     rows = tiled->tiledOps;
   }
   for (Operation *t : rows) {
-    // A reduction other than along the row (APE's tree path lengths, a sum
-    // over depths, one depth a row) is a unit loop here; its unit dims
-    // dropped first, so that the row is a 1-D vector (a [64, 1] vector's
-    // compares and selects were scalarized).
+    // A reduction after the row in the loops (APE's tree path lengths, a
+    // sum over depths, one depth a row) is a trailing unit loop here; the
+    // unit dims dropped first, so that the row is a 1-D vector (a [64, 1]
+    // vector's compares and selects were scalarized). Leading unit dims
+    // need nothing: the vector patterns below cast them away.
     auto generic = dyn_cast<linalg::GenericOp>(t);
     if (generic && generic.getNumReductionLoops() > 0 &&
+        vectorDim + 1 < generic.getNumLoops() &&
         !linalg::isReductionIterator(
             generic.getIteratorTypesArray()[vectorDim])) {
       linalg::ControlDropUnitDims control;
