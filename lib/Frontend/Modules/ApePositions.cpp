@@ -406,35 +406,25 @@ ApeDecay ApeDecay::makeTree(double base, const TreeSide &q, const TreeSide &k,
 /// decay after it.
 static Value commonPathLengths(ModelBuilder &mb, Value qAnc, Value kAnc,
                                Value qNode, Value kNode, int64_t Bp) {
-  MLIRContext *ctx = mb.b.getContext();
-  // [Bp, Lq, Lk], its sizes from the nodes (as the decay's generic takes
-  // them).
-  Value batchOf = qNode;
-  if (!cast<RankedTensorType>(qNode.getType()).isDynamicDim(0))
-    batchOf = kNode;
-  SmallVector<OpFoldResult> sizes = {
-      ShapedType::isDynamic(Bp) ? tensor::getMixedSize(mb.b, mb.loc, batchOf, 0)
-                                : OpFoldResult(mb.b.getIndexAttr(Bp)),
-      tensor::getMixedSize(mb.b, mb.loc, qNode, 1),
-      tensor::getMixedSize(mb.b, mb.loc, kNode, 1)};
-  Type f32 = mb.b.getF32Type();
+  // [Bp, Lq, Lk], sized from the nodes as the decay's generic is.
+  auto type = RankedTensorType::get(
+      {Bp, cast<RankedTensorType>(qNode.getType()).getDimSize(1),
+       cast<RankedTensorType>(kNode.getType()).getDimSize(1)},
+      mb.b.getF32Type());
   Value zero = arith::ConstantFloatOp::create(
-      mb.b, mb.loc, cast<FloatType>(f32), APFloat(0.0f));
+      mb.b, mb.loc, cast<FloatType>(type.getElementType()), APFloat(0.0f));
   auto fill = linalg::FillOp::create(
       mb.b, mb.loc, zero,
-      ValueRange{tensor::EmptyOp::create(mb.b, mb.loc, sizes, f32)});
+      mlir::dat::buildEmptyFor(
+          mb.b, mb.loc, type, ValueRange{qNode, kNode},
+          ArrayRef<AffineMap>{dims(mb, 3, {0, 1}), dims(mb, 3, {0, 2})}));
   fill->setAttr(mlir::dat::kRecomputePerTileAttr, mb.b.getUnitAttr());
   // loops (b, i, j, t)
-  auto map = [&](ArrayRef<unsigned> which) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned d : which)
-      exprs.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(4, 0, exprs, ctx);
-  };
   auto sum = linalg::GenericOp::create(
       mb.b, mb.loc, fill.getResult(0).getType(), ValueRange{qAnc, kAnc},
       ValueRange{fill.getResult(0)},
-      ArrayRef<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})},
+      ArrayRef<AffineMap>{dims(mb, 4, {0, 1, 3}), dims(mb, 4, {0, 3, 2}),
+                          dims(mb, 4, {0, 1, 2})},
       SmallVector<utils::IteratorType>{
           utils::IteratorType::parallel, utils::IteratorType::parallel,
           utils::IteratorType::parallel, utils::IteratorType::reduction},

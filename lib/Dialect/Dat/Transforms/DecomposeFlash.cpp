@@ -74,12 +74,11 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
         continue;
       for (OpOperand &init : dps.getDpsInitsMutable()) {
         if (linalgOp && linalgOp.payloadUsesValueFromOperand(&init)) {
-          auto result = dyn_cast<OpResult>(fused->origProducer);
+          OpResult result = fused->origProducer;
           auto producer =
-              result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
-                     : DestinationStyleOpInterface();
+              dyn_cast<DestinationStyleOpInterface>(result.getOwner());
           auto tile = init.get().getDefiningOp<tensor::ExtractSliceOp>();
-          if (!producer || !tile || tile.getSource() != fused->origProducer)
+          if (!producer || !tile || tile.getSource() != result)
             continue;
           rewriter.setInsertionPoint(tiled);
           auto start = tensor::ExtractSliceOp::create(

@@ -682,10 +682,10 @@ LogicalResult vectorizeRows(RewriterBase &rewriter, linalg::GenericOp op,
     // vector's compares and selects were scalarized). Leading unit dims
     // need nothing: the vector patterns below cast them away.
     auto generic = dyn_cast<linalg::GenericOp>(t);
-    if (generic && generic.getNumReductionLoops() > 0 &&
-        vectorDim + 1 < generic.getNumLoops() &&
-        !linalg::isReductionIterator(
-            generic.getIteratorTypesArray()[vectorDim])) {
+    if (generic &&
+        llvm::any_of(
+            llvm::drop_begin(generic.getIteratorTypesArray(), vectorDim + 1),
+            linalg::isReductionIterator)) {
       linalg::ControlDropUnitDims control;
       control.rankReductionStrategy = linalg::ControlDropUnitDims::
           RankReductionStrategy::ExtractInsertSlice;

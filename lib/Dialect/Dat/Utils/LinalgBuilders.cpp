@@ -37,12 +37,8 @@ Value buildTranspose(OpBuilder &b, Location loc, Value value,
   return linalg::TransposeOp::create(b, loc, value, init, perm)->getResult(0);
 }
 
-Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                       ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                       ScalarBody body) {
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(
-      AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext()));
+Value buildEmptyFor(OpBuilder &b, Location loc, RankedTensorType resultType,
+                    ValueRange inputs, ArrayRef<AffineMap> inputMaps) {
   // A dynamic dimension of the result takes its size from an input that
   // reads it directly (map result i is that dimension) where the input's
   // own size is dynamic too (a static 1 there would be a broadcast).
@@ -63,7 +59,16 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                    "reads directly");
     sizes.push_back(size);
   }
-  Value init = tensor::EmptyOp::create(b, loc, resultType, sizes);
+  return tensor::EmptyOp::create(b, loc, resultType, sizes);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                       ScalarBody body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(
+      AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext()));
+  Value init = buildEmptyFor(b, loc, resultType, inputs, inputMaps);
   return linalg::GenericOp::create(
              b, loc, resultType, inputs, ValueRange{init}, maps,
              SmallVector<IteratorType>(resultType.getRank(), kPar),

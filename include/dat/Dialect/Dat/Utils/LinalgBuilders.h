@@ -67,6 +67,12 @@ using ScalarBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 Value emptyTensorLike(OpBuilder &b, Location loc, RankedTensorType type,
                       Value like);
 
+/// An empty tensor of `resultType` whose dynamic dimensions are sized from
+/// an input that reads each directly through `inputMaps` (over the result's
+/// dims) and is dynamic there too.
+Value buildEmptyFor(OpBuilder &b, Location loc, RankedTensorType resultType,
+                    ValueRange inputs, ArrayRef<AffineMap> inputMaps);
+
 /// body(inputs...) elementwise into a new tensor of `resultType`, each
 /// input read through its map in `inputMaps` (over the result's dims). Its
 /// dynamic dimensions are sized from an input that reads each directly.
