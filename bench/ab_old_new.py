@@ -53,6 +53,12 @@ def main():
             continue
         progs = {k: os.path.join(d, entry, "prog")
                  for k, d in (("old", args.old), ("new", args.new))}
+        # (Weights over 1 MiB are written by `run.py --prepare DIR`.)
+        missing = [p for p in list(progs.values()) +
+                   [os.path.join(inputs, "prog.weights")] if not os.path.exists(p)]
+        if missing:
+            print("%-45s skipped: no %s" % (entry, ", ".join(missing)), flush=True)
+            continue
         # One short run sizes --repeat.
         ms, _ = run(progs["old"], inputs, 3, args.threads)
         repeat = max(3, int(args.min_ms / max(ms, 1e-3)) + 1)

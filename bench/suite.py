@@ -226,6 +226,21 @@ def cpu_suite():
     # 44: the GPU suite's 1023 nodes, and 700 with heads of 32.
     entries.append(_ape("Branching", 1023, b=1, h=8, dh=64))
     entries.append(_ape("Branching", 700, b=1, h=8, dh=32))
+    # Session 45, measured the first time unchanged: a batch of 2 and heads
+    # of 48, causal heads of 128, 16 heads of 16 with 16 relations, heads of
+    # 32 at 2000 tokens, position-relative symbols on a batch of 2, HYLA's
+    # heads of 16, APE with heads of 32 and a tree of 511 nodes.
+    entries.append(_attention(48, 1300, False, b=2, h=6))
+    entries.append(_attention(128, 900, True, b=1, h=8))
+    entries.append(_relational(700, "identity", False, b=1, d=256, h=16, r=16))
+    entries.append(_relational(2000, "relu", False, b=1, d=128, h=4, r=4))
+    entries.append(_relational(256, "identity", True, b=2, d=128, h=4, r=4))
+    entries.append(_hyla(600, b=2, h=16, dh=16))
+    entries.append(_ape("Sequential", 1500, b=1, h=4, dh=32))
+    entries.append(_ape("Branching", 511, b=2, h=4, dh=48))
+    entries += [_tiny_lm("M1-dat-lm-small-2x512", 2, 512),
+                _small_image_model("vision-dat.json",
+                                   "M2-vision-dat-small-b40", 40)]
     # The small models, and again at a batch and length not tuned for.
     entries += [_tiny_lm("M1-dat-lm-small", 4, 256),
                 _small_image_model("vit.json", "M3-vit-small", 16),

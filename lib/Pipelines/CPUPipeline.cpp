@@ -28,12 +28,13 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           bool fuseEpilogues, GemmStrategy gemm,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
-                          int64_t flashBlockBytes) {
+                          int64_t flashBlockBytes, int64_t balanceThreads) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
     DatTileAttentionOptions tiles;
     tiles.queryTile = queryTile;
+    tiles.balanceThreads = balanceThreads;
     pm.addPass(createDatTileAttention(tiles));
     DatDecomposeFlashOptions flash;
     flash.keyTile = keyTile;
@@ -84,9 +85,6 @@ void buildHostToLLVM(OpPassManager &pm, bool cInterface,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-/// The CPU's flash tiles: 64 query rows unless given.
-static constexpr int64_t kCPUQueryTile = 64;
-
 /// The CPU pipeline with `trackMemory` given apart: the CPU pipeline's
 /// option (off by default, for mlir-runner) or the program pipeline's (on).
 template <typename Options>
@@ -96,9 +94,13 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   // The GPU mapping's emulation runs the tile bodies as the GPU would: as
   // linalg loops, without the CPU's vector layer.
   bool registerTiles = options.vectorWidth > 0 && !options.emulateGPUTiles;
+  // The threads the tiles are balanced for (query tiles, overlapped last
+  // tiles).
+  int64_t threads = options.tileThreads > 0
+                        ? static_cast<int64_t>(options.tileThreads)
+                        : llvm::hardware_concurrency().compute_thread_count();
   buildLinalgOnBuffers(
-      pm, options.tileAttention,
-      options.queryTile ? options.queryTile : kCPUQueryTile, options.keyTile,
+      pm, options.tileAttention, options.queryTile, options.keyTile,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),
       [](OpPassManager &pm) {
         // A key loop's scratch tiles (scores, row maxima and sums) once per
@@ -117,10 +119,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           // Tile loops likewise: full tiles and a partial last one.
           DatPeelTileLoopsOptions peel;
           peel.overlap = options.overlapLastTile;
-          peel.threads =
-              options.tileThreads > 0
-                  ? static_cast<int64_t>(options.tileThreads)
-                  : llvm::hardware_concurrency().compute_thread_count();
+          peel.threads = threads;
           pm.addPass(createDatPeelTileLoops(peel));
           pm.addPass(createCanonicalizerPass());
           pm.addPass(createSCFForLoopCanonicalizationPass());
@@ -149,7 +148,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           pm.addPass(createDatProgramManifest());
         if (profilePoints)
           pm.addPass(createDatProfilePoints());
-      });
+      },
+      /*flashBlockBytes=*/0, /*balanceThreads=*/threads);
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

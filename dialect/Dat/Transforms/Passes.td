@@ -38,7 +38,12 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     or 16 where that is what it takes to make `min-tiles` tiles (blocks for
     every SM of the GPU); relational attention at most 8·16/H rows for H
     heads (up to 8), so that its GPU warp-row program, a warp per 16 rows
-    of each head, has at most 8 warps. The `*_weights` ops and `dat.relations`, whose
+    of each head, has at most 8 warps. With `balance-threads` (the CPU)
+    instead: the largest of 64, 32 and 16 rows whose tiles the threads
+    share within 5% as well as the best of them (counting the last,
+    partial tiles as `dat-peel-tile-loops` leaves them: 700 queries at
+    batch 1 on 2 threads are 10 tiles of 64 and 60 rows alone, or 22 of
+    32), smaller tiles only where they keep 32 KiB of queries. The `*_weights` ops and `dat.relations`, whose
     results are N×N by definition, are left to the reference lowering.
   }];
   let options = [
@@ -47,7 +52,11 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
            "that makes at least min-tiles tiles">,
     Option<"minTiles", "min-tiles", "int64_t", "264",
            "With query-tile=0: the tiles an op should make (264: two blocks "
-           "per SM of an H200)">
+           "per SM of an H200)">,
+    Option<"balanceThreads", "balance-threads", "int64_t", "0",
+           "With query-tile=0: choose each op's tile rows to share its "
+           "tiles evenly among this many threads (the CPU) rather than by "
+           "min-tiles; 0: off">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

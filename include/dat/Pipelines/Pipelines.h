@@ -46,9 +46,10 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
   ::mlir::detail::PassOptions::Option<int64_t> queryTile{
       *this, "query-tile",
       llvm::cl::desc("Query rows per attention tile (0: the target's "
-                     "default, 64 rows on the CPU and, on the GPU, per op "
-                     "by shape: 64, 32 or 16, enough tiles for every SM; "
-                     "relational attention at most 8·16/heads)"),
+                     "default, per op by shape: 64, 32 or 16 rows; on the "
+                     "CPU tiles shared evenly among tile-threads threads, "
+                     "on the GPU enough tiles for every SM, relational "
+                     "attention at most 8·16/heads)"),
       llvm::cl::init(0)};
   ::mlir::detail::PassOptions::Option<int64_t> keyTile{
       *this, "key-tile", llvm::cl::desc("Keys per online-softmax block"),
@@ -159,11 +160,11 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<int64_t> tileThreads{
       *this, "tile-threads",
-      llvm::cl::desc("CPU: the thread count overlap-last-tile balances the "
-                     "tiles for (a last tile is overlapped only where the "
-                     "full tiles do not divide evenly among the threads); 0: "
-                     "this host's hardware threads, what a program uses by "
-                     "default"),
+      llvm::cl::desc("CPU: the thread count the query tiles are chosen "
+                     "for and overlap-last-tile balances them for (a last "
+                     "tile is overlapped only where the full tiles do not "
+                     "divide evenly among the threads); 0: this host's "
+                     "hardware threads, what a program uses by default"),
       llvm::cl::init(0)};
   ::mlir::detail::PassOptions::Option<bool> emulateGPUTiles{
       *this, "emulate-gpu-tiles",
@@ -315,13 +316,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// Projections are fused with their epilogues, or with `gemmLibrary` left
 /// whole and turned into calls of the runtime's GEMM. `flashBlockBytes`
 /// bounds a bf16 relational attention tile's key block (dat-decompose-flash
-/// block-bytes; 0: no bound).
+/// block-bytes; 0: no bound). With `queryTile` 0, `balanceThreads` > 0
+/// chooses each op's query tile for that many threads (the CPU), else for
+/// the GPU's blocks (dat-tile-attention).
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
     bool fuseEpilogues, GemmStrategy gemm,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
-    int64_t flashBlockBytes = 0);
+    int64_t flashBlockBytes = 0, int64_t balanceThreads = 0);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

@@ -84,6 +84,76 @@ int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
   return 16;
 }
 
+/// Rows of the longest thread's share of a tile loop over `extent` query
+/// rows in tiles of `rows`, `others` tiles per row block (batch, head
+/// groups), on `threads` threads with a static schedule, as
+/// dat-peel-tile-loops leaves it: the full tiles in rounds, then the
+/// partial ones — or, where a partial tile would run alone after full tiles
+/// the threads do not share evenly, one more full tile overlapping the one
+/// before it.
+int64_t longestShare(int64_t extent, int64_t rows, int64_t others,
+                     int64_t threads) {
+  int64_t full = extent / rows, rest = extent % rows;
+  if (rest == 0)
+    return llvm::divideCeil(others * full, threads) * rows;
+  if (others == 1 && full > 0 && full % threads != 0)
+    return llvm::divideCeil(full + 1, threads) * rows;
+  return llvm::divideCeil(others * full, threads) * rows +
+         llvm::divideCeil(others, threads) * rest;
+}
+
+/// A smaller tile's longest share must beat a larger one's by more than
+/// this fraction: each tile streams every key block, whatever its rows.
+constexpr double kBalanceGain = 0.05;
+/// Bytes of a tile's query rows below which it is not split further: small
+/// tiles of a narrow model (d_model 64) are dominated by that per-tile cost
+/// (the small DAT LM took 1.25× longer in 32-row tiles).
+constexpr int64_t kMinQueryTileBytes = 32 * 1024;
+
+/// The CPU's query tile for `op` when none is given: of 64, 32 and 16 rows,
+/// the largest whose longest thread share (`longestShare`) is within
+/// kBalanceGain of the smallest, among the tiles of at least
+/// kMinQueryTileBytes of queries (64 rows always qualify). 1000 queries
+/// are 16 tiles of 64 either way; 700 at batch 1 are 10 full tiles and 60
+/// rows alone on 2 threads (380 rows on the longest thread), or 22 tiles of
+/// 32 (352). Shapes not known statically get 64.
+int64_t balancedQueryTile(TilingInterface op, int64_t threads, OpBuilder &b) {
+  SmallVector<Range> domain = op.getIterationDomain(b);
+  auto queryType = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!queryType.hasStaticShape())
+    return 64;
+  // The rows' position in the domain: (b, h, i, e) for attention, (b, i)
+  // for the ops whose tiles keep every head.
+  unsigned rowDim = isa<AttentionOp>(op.getOperation()) ? 2 : 1;
+  int64_t best = 0;
+  SmallVector<std::pair<int64_t, int64_t>> shares;
+  for (int64_t rows : {64, 32, 16}) {
+    SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
+    int64_t others = 1, extent = 0, rowElements = queryType.getNumElements();
+    for (auto [d, range, size] : llvm::enumerate(domain, sizes)) {
+      std::optional<int64_t> n = getConstantIntValue(range.size);
+      std::optional<int64_t> tile = getConstantIntValue(size);
+      if (!n || !tile)
+        return 64;
+      if (d == rowDim)
+        extent = *n;
+      else if (*tile > 0)
+        others *= llvm::divideCeil(*n, *tile);
+    }
+    // The query elements of one row of a tile (every head it holds).
+    rowElements /= std::max<int64_t>(1, others * extent);
+    if (rows < 64 && rows * rowElements * 4 < kMinQueryTileBytes)
+      continue;
+    int64_t share = longestShare(extent, rows, others, threads);
+    shares.push_back({rows, share});
+    best = best ? std::min(best, share) : share;
+  }
+  for (auto [rows, share] : shares)
+    if (share <= best * (1 + kBalanceGain))
+      return rows;
+  return 64;
+}
+
 } // namespace
 
 namespace {
@@ -94,7 +164,9 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
   void runOnOperation() override {
     if (failed(checkOptionRange(
             getOperation(), getArgument(), "query-tile", queryTile, 0,
-            std::numeric_limits<int64_t>::max(), " (per op)")))
+            std::numeric_limits<int64_t>::max(), " (per op)")) ||
+        failed(checkOptionRange(getOperation(), getArgument(),
+                                "balance-threads", balanceThreads, 0)))
       return signalPassFailure();
     SmallVector<TilingInterface> ops;
     getOperation()->walk([&](Operation *op) {
@@ -108,8 +180,10 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
       rewriter.setInsertionPoint(op);
       scf::SCFTilingOptions options;
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      int64_t rows =
-          queryTile ? queryTile : autoQueryTile(op, minTiles, rewriter);
+      int64_t rows = queryTile ? queryTile
+                     : balanceThreads
+                         ? balancedQueryTile(op, balanceThreads, rewriter)
+                         : autoQueryTile(op, minTiles, rewriter);
       options.setTileSizes(queryTileSizes(op, rows, rewriter));
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, op, options);
