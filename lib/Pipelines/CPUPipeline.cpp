@@ -143,6 +143,10 @@ static void buildCPU(OpPassManager &pm, const Options &options,
           pm.addPass(createDatRegisterTiles(tiles));
           pm.addPass(createDatPackWeights());
           pm.addPass(createCanonicalizerPass());
+          // (Last before bufferization: canonicalization would fold the
+          // padded buffers' slices back into smaller ones.)
+          if (options.padTileBuffers)
+            pm.addPass(createDatPadTileBuffers());
         }
         if (program)
           pm.addPass(createDatProgramManifest());

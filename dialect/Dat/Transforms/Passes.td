@@ -251,6 +251,24 @@ def DatPeelTileLoops : Pass<"dat-peel-tile-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def DatPadTileBuffers : Pass<"dat-pad-tile-buffers"> {
+  let summary = "Pad a flash tile's per-head buffers off the L1 set period";
+  let description = [{
+    CPU, on tensors just before bufferization: each `tensor.empty` inside a
+    flash tile loop (attention, relational attention, HYLA) of rank 3 or
+    more, static, whose innermost two dimensions take a multiple of 4 KiB
+    (a `[.., H, rows, keys]` plane of 64 × 64 floats) and whose third
+    innermost has at least 4 planes, is allocated with one more row and used
+    through a slice of the original shape. 4 KiB is the period of an L1
+    data cache's set index (64 sets of 64-byte lines): a loop over the
+    heads at one row and key otherwise reads as many lines of one set as
+    there are heads, more than its 8 or 12 ways (the relational tile's
+    Σ_j p[h,i,j]·r[l,i,j] broadcasts p[h,i,j] for every head). Values are
+    unchanged; the buffers are one row per plane larger.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def DatPadDynamicTiles : Pass<"dat-pad-dynamic-tiles"> {
   let summary = "Compute tiles of dynamic size on operands padded to their bound";
   let description = [{

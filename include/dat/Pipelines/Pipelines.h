@@ -158,6 +158,12 @@ struct CPUTargetOptions : public CommonPipelineOptions<Derived> {
                      "would run alone computes a full last tile overlapping "
                      "the one before it instead (dat-peel-tile-loops)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> padTileBuffers{
+      *this, "pad-tile-buffers",
+      llvm::cl::desc("CPU: a flash tile's per-head buffers one row larger "
+                     "where their planes are a multiple of 4 KiB, off the "
+                     "L1 set period (dat-pad-tile-buffers)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<int64_t> tileThreads{
       *this, "tile-threads",
       llvm::cl::desc("CPU: the thread count the query tiles are chosen "
