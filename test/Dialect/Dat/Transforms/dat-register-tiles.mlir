@@ -715,16 +715,27 @@ func.func @multi_row_max(%v: vector<4x32xf32>, %acc: vector<4xf32>,
 // Position-relative symbols: a key block [64 queries, 64 keys, 256
 // features] of an input read in place. The register tiles (8 heads × 32
 // features) step through the keys 1 KiB apart, a 128-byte strip of each;
-// at each query row the next row's 64 KiB block is prefetched line by line
-// in memory order (PrefetchBlocks.cpp), so that memory streams it.
+// during each query row the next row's 64 KiB block is prefetched in memory
+// order, 8 lines at each of the row's 128 steps (8 strips × 16 steps of 4
+// keys) (PrefetchBlocks.cpp), so that memory streams it: at strip E and
+// keys J, lines 8t..8t+7 of the block, t = 16·E/32 + J/4, which are key
+// ⌊t/2⌋ and features 128·(t mod 2) + 16c.
+// CHECK-DAG: #[[$FEATURE:.+]] = affine_map<(d0) -> ((d0 floordiv 4) * 128 - ((d0 floordiv 4) floordiv 2) * 256)>
+// CHECK-DAG: #[[$KEY:.+]] = affine_map<(d0, d1) -> (((d0 floordiv 32) * 8 + (d1 floordiv 4) floordiv 2) mod 64)>
+// CHECK-DAG: #[[$FEATURE7:.+]] = affine_map<(d0) -> ((d0 floordiv 4) * 128 - ((d0 floordiv 4) floordiv 2) * 256 + 112)>
 // CHECK-LABEL: func.func @strided_symbols
 // CHECK: %[[BLOCK:.+]] = bufferization.to_buffer %{{.+}} read_only : tensor<64x64x256xf32> to memref<64x64x256xf32, strided<[?, ?, ?], offset: ?>>
 // CHECK: scf.for %[[I:.+]] = %c0 to %c64 step %c1
 // CHECK: %[[NEXT:.+]] = affine.min #{{.+}}(%[[I]])
-// CHECK: scf.for %[[J:.+]] = %c0 to %c64 step %c1
-// CHECK: scf.for %[[E:.+]] = %c0 to %c256 step %c16
-// CHECK: memref.prefetch %[[BLOCK]][%[[NEXT]], %[[J]], %[[E]]], read, locality<2>, data
-// CHECK: scf.for {{.+}} = %c0 to %c256 step %c32
+// CHECK: scf.for %[[E:.+]] = %c0 to %c256 step %c32
+// CHECK: scf.for %[[J:.+]] = %c0 to %c64 step %c4
+// CHECK: %[[F0:.+]] = affine.apply #[[$FEATURE]](%[[J]])
+// CHECK: %[[K0:.+]] = affine.apply #[[$KEY]](%[[E]], %[[J]])
+// CHECK: memref.prefetch %[[BLOCK]][%[[NEXT]], %[[K0]], %[[F0]]], read, locality<2>, data
+// CHECK-COUNT-6: memref.prefetch %[[BLOCK]][%[[NEXT]]
+// CHECK: %[[F7:.+]] = affine.apply #[[$FEATURE7]](%[[J]])
+// CHECK: memref.prefetch %[[BLOCK]][%[[NEXT]], %{{.+}}, %[[F7]]], read, locality<2>, data
+// CHECK-NOT: memref.prefetch
 // CHECK: vector.fma
 func.func @strided_symbols(%p: tensor<1x8x64x64xf32>, %s: tensor<64x512x256xf32>, %acc: tensor<1x8x64x256xf32>) -> tensor<1x8x64x256xf32> {
   %c0 = arith.constant 0 : index
