@@ -43,7 +43,7 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     share within 5% as well as the best of them (counting the last,
     partial tiles as `dat-peel-tile-loops` leaves them: 700 queries at
     batch 1 on 2 threads are 10 tiles of 64 and 60 rows alone, or 22 of
-    32), smaller tiles only where they keep 32 KiB of queries. The `*_weights` ops and `dat.relations`, whose
+    32), smaller tiles only where they keep 8192 query elements (32 KiB in f32). The `*_weights` ops and `dat.relations`, whose
     results are N×N by definition, are left to the reference lowering.
   }];
   let options = [

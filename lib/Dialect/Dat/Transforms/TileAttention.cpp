@@ -105,17 +105,17 @@ int64_t longestShare(int64_t extent, int64_t rows, int64_t others,
 /// A smaller tile's longest share must beat a larger one's by more than
 /// this fraction: each tile streams every key block, whatever its rows.
 constexpr double kBalanceGain = 0.05;
-/// Bytes of a tile's query rows below which it is not split further: small
-/// tiles of a narrow model (d_model 64) are dominated by that per-tile cost
-/// (the small DAT LM took 1.25× longer in 32-row tiles).
-constexpr int64_t kMinQueryTileBytes = 32 * 1024;
+/// Query elements of a tile (32 KiB in f32) below which it is not split
+/// further: small tiles of a narrow model (d_model 64) are dominated by that
+/// per-tile cost (the small DAT LM took 1.25× longer in 32-row tiles).
+constexpr int64_t kMinQueryTileElements = 8 * 1024;
 
 /// The CPU's query tile for `op` when none is given: of 64, 32 and 16 rows,
 /// the largest whose longest thread share (`longestShare`) is within
 /// kBalanceGain of the smallest, among the tiles of at least
-/// kMinQueryTileBytes of queries (64 rows always qualify). 1000 queries
-/// are 16 tiles of 64 either way; 700 at batch 1 are 10 full tiles and 60
-/// rows alone on 2 threads (380 rows on the longest thread), or 22 tiles of
+/// kMinQueryTileElements queries' elements (64 rows always qualify). 1000
+/// queries are 16 tiles of 64 either way; 700 at batch 1 are 10 full tiles and
+/// 60 rows alone on 2 threads (380 rows on the longest thread), or 22 tiles of
 /// 32 (352). Shapes not known statically get 64.
 int64_t balancedQueryTile(TilingInterface op, int64_t threads, OpBuilder &b) {
   SmallVector<Range> domain = op.getIterationDomain(b);
@@ -142,7 +142,7 @@ int64_t balancedQueryTile(TilingInterface op, int64_t threads, OpBuilder &b) {
     }
     // The query elements of one row of a tile (every head it holds).
     rowElements /= std::max<int64_t>(1, others * extent);
-    if (rows < 64 && rows * rowElements * 4 < kMinQueryTileBytes)
+    if (rows < 64 && rows * rowElements < kMinQueryTileElements)
       continue;
     int64_t share = longestShare(extent, rows, others, threads);
     shares.push_back({rows, share});

@@ -5,11 +5,11 @@
 
 // balance-threads (the CPU): of 64, 32 and 16 rows, the largest whose tiles
 // the threads share within 5% as evenly as the best; smaller tiles only
-// where they keep 32 KiB of queries. On one thread every size is as even:
+// where they keep 8192 query elements (32 KiB in f32). On one thread every size is as even:
 // 64 rows everywhere (ONE).
 // ONE-COUNT-4: step (1, {{(1, )?}}64)
 
-// 700 queries at batch 1 with 16 heads of 16 (a row of 1 KiB): 10 tiles of
+// 700 queries at batch 1 with 16 heads of 16 (256 elements a row): 10 tiles of
 // 64 on two threads, then 60 rows alone (380 rows on the longer thread);
 // 22 tiles of 32 (352); 44 of 16 (352): 32 rows.
 // CHECK-LABEL: func.func @relational_700
@@ -42,9 +42,9 @@ func.func @relational_1000(%q: tensor<1x8x1000x32xf32>, %qr: tensor<1x8x1000x32x
 
 // -----
 
-// HYLA at 3 × 200 queries with a narrow model (2 heads of 32: a row of
-// 256 bytes): 32 rows would share better (304 rows against 336), but a
-// 32-row tile holds 8 KiB of queries, below 32 KiB: 64 rows.
+// HYLA at 3 × 200 queries with a narrow model (2 heads of 32: 64 elements
+// a row): 32 rows would share better (304 rows against 336), but a
+// 32-row tile holds 2048 query elements, below 8192: 64 rows.
 // CHECK-LABEL: func.func @hyla_narrow
 // CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (3, 200) step (1, 64)
 func.func @hyla_narrow(%q: tensor<3x2x200x32xf32>) -> tensor<3x2x200x32xf32> {
