@@ -32,13 +32,13 @@ constexpr int64_t kSetPeriodBytes = 4096;
 /// Planes below this many share a set's ways with room to spare (8-way).
 constexpr int64_t kMinPlanes = 4;
 
-/// Whether `op` is inside a flash tile loop (attention, relational
-/// attention, HYLA).
+/// Whether `op` is inside a flash tile loop: the innermost tile loop
+/// around it is an attention family's.
 bool inAttentionTile(Operation *op) {
   for (auto loop = op->getParentOfType<scf::ForallOp>(); loop;
        loop = loop->getParentOfType<scf::ForallOp>())
-    if (auto origin = loop->getAttrOfType<StringAttr>(kOriginAttr))
-      return origin.getValue() != "projection";
+    if (isTileLoop(loop))
+      return isAttentionTileLoop(loop);
   return false;
 }
 

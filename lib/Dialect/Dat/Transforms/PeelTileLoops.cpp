@@ -80,19 +80,6 @@ void simplifyTileSizes(RewriterBase &rewriter, scf::ForallOp forall) {
     (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, matcher);
 }
 
-/// Whether `forall`'s tiles compute one op of the attention family (whose
-/// query rows are independent: a tile may start anywhere). (A projection's
-/// row blocks are too, but there the copy of every tile out of its own
-/// tensor, 64 rows of the output per 64·K·N multiply-adds, costs more than
-/// the partial block alone on one thread: measured on attention d=80.)
-bool isAttentionTileLoop(scf::ForallOp forall) {
-  auto origin = forall->getAttrOfType<StringAttr>(kOriginAttr);
-  return origin &&
-         llvm::is_contained({"dat.attention", "dat.relational_attention",
-                             "dat.hyper_attention"},
-                            origin.getValue());
-}
-
 using TileInserts =
     SmallVector<std::pair<tensor::ParallelInsertSliceOp, unsigned>>;
 
@@ -201,6 +188,17 @@ std::optional<ConstantBounds> constantBounds(scf::ForallOp forall) {
   return ConstantBounds{starts->first, *ubs, starts->second};
 }
 
+bool overlapsLastTile(int64_t fullTiles, int64_t otherTiles, int64_t threads) {
+  // Full tiles that the threads share evenly would take one more round with
+  // the overlapped tile than with the partial one alone after them.
+  return otherTiles == 1 && fullTiles > 0 &&
+         (threads <= 0 || fullTiles % threads != 0);
+}
+
+// (Attention-family tile loops only: a projection's row blocks are
+// independent too, but there the copy of every tile out of its own tensor,
+// 64 rows of the output per 64·K·N multiply-adds, cost more than the partial
+// block alone on one thread: measured on attention d=80.)
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
                               int64_t threads) {
   if (forall->hasAttr(kOverlappedLastTileAttr) || !isAttentionTileLoop(forall))
@@ -229,9 +227,7 @@ LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
   int64_t lb = bounds->lbs[*dim], ub = bounds->ubs[*dim],
           step = bounds->steps[*dim];
   int64_t lastStart = ub - step;
-  // Full tiles that the threads share evenly would take one more round with
-  // the overlapped tile than with the partial one alone after them.
-  if (threads > 0 && (ub - lb) / step % threads == 0)
+  if (!overlapsLastTile((ub - lb) / step, /*otherTiles=*/1, threads))
     return failure();
 
   Block *body = forall.getBody();

@@ -10,6 +10,7 @@
 
 #include "dat/Dialect/Dat/IR/DatOps.h"
 #include "dat/Dialect/Dat/Transforms/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Patterns.h"
 #include "dat/Pass/OptionChecks.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -49,6 +50,32 @@ SmallVector<OpFoldResult> queryTileSizes(Operation *op, int64_t queryTile,
   return {one, rows};
 }
 
+/// `op`'s query rows (their extent) and the tiles of each block of rows
+/// (batch, head groups) in tiles of `rows` (queryTileSizes) over its
+/// iteration domain `domain`; nullopt where that is not static.
+struct TileCounts {
+  int64_t extent, others;
+};
+std::optional<TileCounts> tileCounts(TilingInterface op, ArrayRef<Range> domain,
+                                     int64_t rows, OpBuilder &b) {
+  // The rows' position in the domain: (b, h, i, e) for attention, (b, i)
+  // for the ops whose tiles keep every head.
+  unsigned rowDim = isa<AttentionOp>(op.getOperation()) ? 2 : 1;
+  TileCounts counts{0, 1};
+  SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
+  for (auto [d, range, size] : llvm::enumerate(domain, sizes)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    std::optional<int64_t> tile = getConstantIntValue(size);
+    if (!extent || !tile)
+      return std::nullopt;
+    if (d == rowDim)
+      counts.extent = *extent;
+    else if (*tile > 0)
+      counts.others *= llvm::divideCeil(*extent, *tile);
+  }
+  return counts;
+}
+
 /// The query tile for `op` when none is given (query-tile=0): 64 rows, or
 /// 32, or 16 — the largest that still makes `minTiles` tiles (enough blocks
 /// for every SM of the GPU), 16 if none does. The ops that keep every head
@@ -68,17 +95,10 @@ int64_t autoQueryTile(TilingInterface op, int64_t minTiles, OpBuilder &b) {
   for (int64_t rows : {64, 32, 16}) {
     if (rows > maxRows)
       continue;
-    SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
-    int64_t tiles = 1;
-    for (auto [range, size] : llvm::zip(domain, sizes)) {
-      std::optional<int64_t> extent = getConstantIntValue(range.size);
-      std::optional<int64_t> tile = getConstantIntValue(size);
-      if (!extent || !tile)
-        return 64;
-      if (*tile > 0)
-        tiles *= llvm::divideCeil(*extent, *tile);
-    }
-    if (tiles >= minTiles)
+    std::optional<TileCounts> counts = tileCounts(op, domain, rows, b);
+    if (!counts)
+      return 64;
+    if (counts->others * llvm::divideCeil(counts->extent, rows) >= minTiles)
       return rows;
   }
   return 16;
@@ -96,7 +116,7 @@ int64_t longestShare(int64_t extent, int64_t rows, int64_t others,
   int64_t full = extent / rows, rest = extent % rows;
   if (rest == 0)
     return llvm::divideCeil(others * full, threads) * rows;
-  if (others == 1 && full > 0 && full % threads != 0)
+  if (overlapsLastTile(full, others, threads))
     return llvm::divideCeil(full + 1, threads) * rows;
   return llvm::divideCeil(others * full, threads) * rows +
          llvm::divideCeil(others, threads) * rest;
@@ -118,33 +138,22 @@ constexpr int64_t kMinQueryTileElements = 8 * 1024;
 /// 60 rows alone on 2 threads (380 rows on the longest thread), or 22 tiles of
 /// 32 (352). Shapes not known statically get 64.
 int64_t balancedQueryTile(TilingInterface op, int64_t threads, OpBuilder &b) {
-  SmallVector<Range> domain = op.getIterationDomain(b);
   auto queryType = cast<RankedTensorType>(op->getOperand(0).getType());
   if (!queryType.hasStaticShape())
     return 64;
-  // The rows' position in the domain: (b, h, i, e) for attention, (b, i)
-  // for the ops whose tiles keep every head.
-  unsigned rowDim = isa<AttentionOp>(op.getOperation()) ? 2 : 1;
+  SmallVector<Range> domain = op.getIterationDomain(b);
   int64_t best = 0;
   SmallVector<std::pair<int64_t, int64_t>> shares;
   for (int64_t rows : {64, 32, 16}) {
-    SmallVector<OpFoldResult> sizes = queryTileSizes(op, rows, b);
-    int64_t others = 1, extent = 0, rowElements = queryType.getNumElements();
-    for (auto [d, range, size] : llvm::enumerate(domain, sizes)) {
-      std::optional<int64_t> n = getConstantIntValue(range.size);
-      std::optional<int64_t> tile = getConstantIntValue(size);
-      if (!n || !tile)
-        return 64;
-      if (d == rowDim)
-        extent = *n;
-      else if (*tile > 0)
-        others *= llvm::divideCeil(*n, *tile);
-    }
+    std::optional<TileCounts> counts = tileCounts(op, domain, rows, b);
+    if (!counts)
+      return 64;
     // The query elements of one row of a tile (every head it holds).
-    rowElements /= std::max<int64_t>(1, others * extent);
+    int64_t rowElements = queryType.getNumElements() /
+                          std::max<int64_t>(1, counts->others * counts->extent);
     if (rows < 64 && rows * rowElements < kMinQueryTileElements)
       continue;
-    int64_t share = longestShare(extent, rows, others, threads);
+    int64_t share = longestShare(counts->extent, rows, counts->others, threads);
     shares.push_back({rows, share});
     best = best ? std::min(best, share) : share;
   }

@@ -41,6 +41,17 @@ inline constexpr llvm::StringLiteral kHostMemoryAttr =
 /// `dat.origin`).
 inline bool isTileLoop(Operation *op) { return op && op->hasAttr(kOriginAttr); }
 
+/// Whether `loop` is the tile loop of an attention-family op (attention,
+/// relational attention, HYLA), whose query rows are independent: a tile
+/// may start anywhere, and its scratch buffers are per-head planes.
+inline bool isAttentionTileLoop(Operation *loop) {
+  auto origin = loop ? loop->getAttrOfType<StringAttr>(kOriginAttr) : nullptr;
+  return origin &&
+         llvm::is_contained({"dat.attention", "dat.relational_attention",
+                             "dat.hyper_attention"},
+                            origin.getValue());
+}
+
 /// Marks `loop` as the tile loop of `origin` (an op name, or what the tiles
 /// compute: "projection + epilogue").
 inline void setTileOrigin(Operation *loop, StringRef origin) {

@@ -194,6 +194,12 @@ std::optional<ConstantBounds> constantBounds(scf::ForallOp forall);
 LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForallOp forall,
                               int64_t threads = 0);
 
+/// overlapLastTile's rule: a partial last tile after `fullTiles` full ones,
+/// with `otherTiles` tiles per block of rows (batch, head groups), is
+/// overlapped only where it would otherwise run alone (`otherTiles` 1) and
+/// the full tiles do not divide evenly among `threads` (0: any number).
+bool overlapsLastTile(int64_t fullTiles, int64_t otherTiles, int64_t threads);
+
 /// The same for a tile loop over a dynamic bound (a dynamic length), as
 /// `scf.if (ub >= lb + step)`: then every tile full (sizes folded to the
 /// step, the last tile overlapping the one before it), else the loop as it
