@@ -22,8 +22,9 @@ variants, which share them; the second's result names the first in
 weights and inputs are the same bf16 values); compares the program's output
 with the baseline's (fp32: eager's, a relative error above 1e-3 fails the
 run; bf16: both against eager in fp32 on the same bf16-valued weights and
-inputs, and dat's error above 2^-5 fails the run — the run is also a check
-of the GPU code); records the program's peak memory (what its model allocated, plus the device
+inputs, and dat's error above 2^-5, or above 1.25 times the bf16
+baseline's own error where that is larger, fails the run — the run is also a
+check of the GPU code); records the program's peak memory (what its model allocated, plus the device
 copies of its weights and inputs) and the baseline's; on the GPU, the
 program's own per-kernel profile of one call (`prog --profile`,
 "dat_profile"). Writes the results as JSON after every entry (a run cut
@@ -68,6 +69,10 @@ PEAK_BF16 = 790e12  # H200 dense bf16 tensor cores, measured
 # instead of the whole run.
 PROGRAM_TIMEOUT_S = int(os.environ.get("DAT_BENCH_TIMEOUT", "120"))
 NUMERICS_LIMIT = {"fp32": 1e-3, "bf16": 2.0 ** -5}
+# A deep bf16 model's logits drift past 2^-5 in PyTorch's bf16 too (M1, 24
+# layers: eager bf16 3.6e-2 against eager fp32): there dat fails only past
+# this factor of the bf16 baseline's own error.
+BF16_BASELINE_FACTOR = 1.25
 TORCH_DTYPE = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
@@ -471,8 +476,13 @@ def check_numerics(result, variants, fn, W, kw, call, io, out, out_path,
     result["max_rel_error_vs_" + against] = err
     result["max_rel_error_vs_eager"] = err if against.startswith("eager") else \
         "%.2g (vs %s)" % (err, against)
-    if not err <= NUMERICS_LIMIT[precision]:
-        result["error"] = "dat and %s differ: max relative error %.3g" % (against, err)
+    limit = NUMERICS_LIMIT[precision]
+    own = result.get(ran[0] + "_rel_error_vs_eager-fp32")
+    if precision == "bf16" and isinstance(own, float):
+        limit = max(limit, BF16_BASELINE_FACTOR * own)
+    if not err <= limit:
+        result["error"] = "dat and %s differ: max relative error %.3g (limit %.3g)" % (
+            against, err, limit)
 
 
 def variant(r):

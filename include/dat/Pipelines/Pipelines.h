@@ -234,8 +234,8 @@ struct GPUTargetOptions : public Base {
   ::mlir::detail::PassOptions::Option<bool> registerBudget{
       *this, "register-budget",
       llvm::cl::desc("One block per SM fewer for each kernel that ptxas "
-                     "spills at its bound, while that spills less "
-                     "(dat-gpu-register-budget)"),
+                     "spills more than 32 bytes at its bound, while that "
+                     "spills less (dat-gpu-register-budget)"),
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> index32{
       *this, "index32",

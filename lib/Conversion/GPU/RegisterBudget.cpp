@@ -5,8 +5,9 @@
 // dat-gpu-kernel-occupancy chooses each kernel's blocks per SM from rules;
 // what registers a tile needs is only known to ptxas. This pass asks it:
 // the module is serialized through its own target (as gpu-module-to-binary
-// does), assembled with `ptxas -v`, and each kernel that spills gets one
-// block per SM fewer while that gives it more registers and fewer spills.
+// does), assembled with `ptxas -v`, and each kernel that spills more than a
+// few bytes gets one block per SM fewer while that gives it more registers
+// and fewer spills.
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,8 +201,13 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
   SmallVector<Candidate *> pending;
   for (Candidate &c : candidates) {
     c.spills = spills->lookup(c.fn.getName());
-    if (c.spills > 0)
+    if (c.spills > toleratedSpills)
       pending.push_back(&c);
+    else if (c.spills > 0 && report)
+      c.fn.emitRemark() << getArgument() << ": " << c.fn.getName() << " spills "
+                        << c.spills << " bytes at " << c.blocks
+                        << " blocks per SM; kept (tolerated-spills "
+                        << toleratedSpills.getValue() << ")";
   }
 
   // Fewer blocks for every spilling kernel at once (the most that give it
@@ -236,7 +242,7 @@ GPURegisterBudgetPass::budget(gpu::GPUModuleOp module, StringRef ptxas,
                            << now << " bytes";
       c->blocks = fewer;
       c->spills = now;
-      if (now > 0 && fewerBlocks(c->blocks, c->threads) > 0)
+      if (now > toleratedSpills && fewerBlocks(c->blocks, c->threads) > 0)
         next.push_back(c);
       else if (now > 0 && report)
         c->fn.emitRemark() << getArgument() << ": " << c->fn.getName()
