@@ -3,11 +3,15 @@
 PyTorch baselines in the same process run (../shared/guide/benchmarks.md).
 
 usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
+                 [--baselines NAME,...|none]
               [--results FILE.json]
        run.py --prepare ENTRY_DIR   writes one entry's weights and inputs
                                     (for a profiler run of its program)
 
 --only runs the named entries (directory names) in the order given.
+--baselines runs only the named baselines (eager, compile, sdpa, flex, jax)
+of each entry's, or none: a quick A/B of dat's variants on a device lease
+(numerics are checked against eager only where eager runs).
 
 For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest
@@ -319,7 +323,7 @@ def progress(started, what):
           flush=True)
 
 
-def run_entry(d, device, repeat):
+def run_entry(d, device, repeat, baselines=None):
     started = time.time()
     entry, prog, weights_path, inputs_path = prepare_entry(d)
     precision = entry.get("precision", "fp32")
@@ -360,6 +364,11 @@ def run_entry(d, device, repeat):
         progress(started, "profile")
 
     fn = dat_torch.MODULES.get(entry["module"])
+    if baselines is not None:  # --baselines
+        entry["baselines"] = [b for b in entry.get("baselines", []) if b in baselines]
+        if not entry["baselines"]:
+            result["baselines"] = "none run (--baselines)"
+            return result
     if fn is None or not entry.get("baselines"):
         result["baselines"] = "none yet"
         return result
@@ -376,6 +385,8 @@ def run_entry(d, device, repeat):
     kw, call = entry["kwargs"], entry.get("call", {})
     out = next(iter(entry["outputs"]))
     variants = {"eager": lambda: fn(W, kw, call, io)[out]}
+    if baselines is not None and "eager" not in baselines:
+        variants = {}
     if "compile" in entry["baselines"] and hasattr(torch, "compile"):
         compiled = torch.compile(lambda: fn(W, kw, call, io)[out])
         variants["compile"] = compiled
@@ -546,7 +557,7 @@ def main():
     if not args or args[0].startswith("-"):
         print(__doc__)
         return 2
-    root, device, only, repeat = args[0], "cuda", None, 10
+    root, device, only, repeat, baselines = args[0], "cuda", None, 10, None
     results_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                                 datetime.date.today().isoformat() + "-suite.json")
     rest = args[1:]
@@ -558,6 +569,8 @@ def main():
             only = value.split(",")
         elif key == "--repeat":
             repeat = int(value)
+        elif key == "--baselines":
+            baselines = [] if value == "none" else value.split(",")
         elif key == "--results":
             results_path = value
         else:
@@ -592,7 +605,7 @@ def main():
             continue
         print("running %s" % name, file=sys.stderr, flush=True)
         try:
-            results.append(run_entry(d, device, repeat))
+            results.append(run_entry(d, device, repeat, baselines))
         except Exception as e:  # a timed-out timing run, a crashed baseline
             results.append({"id": name, "error": "%s: %s" % (type(e).__name__,
                                                              str(e)[:300])})

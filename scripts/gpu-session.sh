@@ -21,33 +21,31 @@
 #       every entry), bench.md.
 #
 # Phases are cut at their budgets (DAT_SESSION_GOLDEN_S, default 150;
-# DAT_SESSION_SANITIZE_S, default 120) so one hang costs one phase, not the
-# session. Exit status: 0 only if every golden program, every sanitizer run
+# DAT_SESSION_SANITIZE_S, default 120; DAT_SESSION_NCU_S, default 90, 0
+# skips it) so one hang costs one phase, not the session. A short second
+# call: DAT_SESSION_SANITIZE (programs under build/, space-separated)
+# replaces the sanitizer list, DAT_SESSION_BASELINES (bench/run.py
+# --baselines: eager, or none) keeps the benchmark to dat's variants. Exit status: 0 only if every golden program, every sanitizer run
 # and the Python check passed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
-# Run in this order. Sessions 33, 34, 38 and 41 measured K1 (d64, d128 at
-# N=4096, causal), K2 at N=1024 and relu at 4096, K3, M1, M2 and M3
-# (bench/results/). Session 41's Nsight Compute found K1's attention tile
-# bound by bank conflicts (its key block unswizzled since session 38),
-# fixed after its lease: first K1 and K2 with the swizzle and without it
-# (-noswizzle: swizzle-shared=false, which also shows what the swizzle
-# was worth where it did apply; at d 128 the swizzle's index arithmetic
-# costs the tile 16 bytes of spills at the 168-register cap, ptxas), then
-# what has not been measured. Session 42's register budget gives K1 at d 128
-# 2 blocks per SM and no spills where it had 3 and 8 bytes of spills
-# (-nobudget: register-budget=false). Session 43 computes shared-memory
-# addresses in 32 bits everywhere and all indices in 32 bits in the tiles
-# alone on their SM (K2's): -addr64 is both off. K4-ape-seq
-# comes last: three leases cut it before it reported (bench.err now says
-# which step takes the time).
-default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-noswizzle"
-default_bench+=",K2-ra-relu-n4096.bf16,K2-ra-relu-n4096.bf16-noswizzle,K2-ra-relu-n4096.bf16-addr64"
-default_bench+=",K1-attn-d128-n4096.bf16,K1-attn-d128-n4096.bf16-noswizzle,K1-attn-d128-n4096.bf16-nobudget"
-default_bench+=",K4-ape-tree-n1023.bf16"
-default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n16384.bf16,K3-hyla-n2048.bf16"
-default_bench+=",M1-dat-lm.bf16-cublas,K4-ape-seq-n4096.bf16"
+# Run in this order. Sessions 33, 34, 38, 41 (H100s) and 46 (H200)
+# measured K1 (d64, d128 at N 4096, causal, d64 at N 16384), K2 relu at
+# 4096 and identity at 1024, K3, K4 (sequence and tree), M1, M2 and M3
+# (bench/results/). Session 46 settled the swizzle (3.4x on K1's tile),
+# 32-bit indices (no change on K2) and the register budget (K1 d 128: 3
+# blocks with 16 spilled bytes beat 2 without; the budget now tolerates 32
+# bytes). First what that leaves open: a tile that spills more (causal K1
+# at d 128, 84 bytes of stores at 3 blocks: -nobudget keeps them), then
+# the models on this kit's kernels (M1 with its row reductions against
+# torch.compile; M2 and M3 not run since session 38), then the entries
+# never measured or not since session 33.
+default_bench="K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
+default_bench+=",M3-vit-b16.bf16-cublas,M2-vision-dat.bf16-cublas"
+default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
+default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
+default_bench+=",M1-dat-lm.bf16-cublas"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -95,7 +93,8 @@ prepare)
   # paired fragment accesses, ...-narrow without the 32×64 warp tiles,
   # ...-sync without cp.async staging copies, ...-noswizzle without the
   # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget,
-  # ...-addr64 with 64-bit indices and shared pointers (A/Bs in one run).
+  # ...-addr64 with 64-bit indices and shared pointers, ...-norowred
+  # without dat-gpu-map-row-reductions (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -105,6 +104,7 @@ prepare)
   [[ "$bench" != *-noswizzle* ]] || variants+=(--pipeline-variant noswizzle:swizzle-shared=false)
   [[ "$bench" != *-nobudget* ]] || variants+=(--pipeline-variant nobudget:register-budget=false)
   [[ "$bench" != *-addr64* ]] || variants+=(--pipeline-variant addr64:index32=false+short-shared-pointers=false)
+  [[ "$bench" != *-norowred* ]] || variants+=(--pipeline-variant norowred:row-reductions=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"
@@ -159,6 +159,7 @@ run)
       "$d/program" "${args[@]}" > "$d.$2.log" 2>&1
     echo "$?" > "$d.$2.rc"
   }
+  [ -z "${DAT_SESSION_SANITIZE:-}" ] || read -r -a sanitize_programs <<< "$DAT_SESSION_SANITIZE"
   # No verdict left from an earlier run (a cut phase must not read one).
   for p in "${sanitize_programs[@]}"; do
     rm -f "$root/build/$p".*.rc "$root/build/$p".*.log
@@ -212,7 +213,9 @@ run)
   [ -f "$root/build/bench/.session-entries" ] &&
     first="$root/build/bench/$(cut -d, -f1 "$root/build/bench/.session-entries")"
   [ -n "${DAT_SESSION_NCU_ENTRY:-}" ] && first="$root/build/bench/$DAT_SESSION_NCU_ENTRY"
-  if [ -n "$ncu" ] && [ -n "$first" ] && [ -x "$first/prog" ]; then
+  if [ "${DAT_SESSION_NCU_S:-90}" = 0 ]; then
+    say "ncu: skipped (DAT_SESSION_NCU_S=0)"
+  elif [ -n "$ncu" ] && [ -n "$first" ] && [ -x "$first/prog" ]; then
     if [ -f "$first/input.safetensors" ] ||
         timeout -k 5 60 python3 "$root/bench/run.py" --prepare "$first" > /dev/null 2>&1; then
       timeout -k 5 "${DAT_SESSION_NCU_S:-90}" "$ncu" --clock-control none \
@@ -236,6 +239,7 @@ run)
     only=()
     [ -f "$root/build/bench/.session-entries" ] &&
       only=(--only "$(cat "$root/build/bench/.session-entries")")
+    [ -z "${DAT_SESSION_BASELINES:-}" ] || only+=(--baselines "$DAT_SESSION_BASELINES")
     PYTHONUNBUFFERED=1 timeout -k 5 "$left" python3 "$root/bench/run.py" "$root/build/bench" \
       "${only[@]}" --results "$out/bench.json" > "$out/bench.md" 2> "$out/bench.err"
     rc=$?

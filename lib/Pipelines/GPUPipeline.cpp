@@ -80,6 +80,9 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.
   pm.addPass(createDatGPUDeviceCopies());
+  // Reductions along the innermost dim: a warp per output element.
+  if (options.rowReductions)
+    pm.addNestedPass<func::FuncOp>(createDatGPUMapRowReductions());
   // Scalar fills and full reductions become kernels too (of one thread).
   pm.addNestedPass<func::FuncOp>(createDatGPUWrapSerialOps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -231,6 +231,11 @@ struct GPUTargetOptions : public Base {
                      "memory against bank conflicts "
                      "(dat-gpu-swizzle-shared-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> rowReductions{
+      *this, "row-reductions",
+      llvm::cl::desc("A warp per output element for reductions along the "
+                     "innermost dim (dat-gpu-map-row-reductions)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> registerBudget{
       *this, "register-budget",
       llvm::cl::desc("One block per SM fewer for each kernel that ptxas "
