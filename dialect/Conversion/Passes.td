@@ -46,9 +46,11 @@ def DatGPUMapRowReductions : Pass<"dat-gpu-map-row-reductions"> {
     This pass takes each linalg op on buffers (outside kernels) whose last
     loop is its only reduction, at least `min-length` long where static,
     whose other loops are parallel, whose indexing maps are projected
-    permutations with the reduced dim innermost in the first input, with
-    one f32 output whose body combines the output's value once, with
-    `arith.addf`, `mulf`, `maximumf`, `minimumf`, `maxnumf` or `minnumf`,
+    permutations, whose inputs are buffers other than the output's, each
+    that the reduced dim indexes with it innermost (so not a matmul's B),
+    with one f32 output whose side-effect-free body combines the output's
+    value once, with `arith.addf`, `maximumf`, `minimumf`, `maxnumf` or
+    `minnumf` (without `ninf`/`nnan`: the identities are -0, ±inf and NaN),
     with a value computed from the inputs alone. It becomes a `gpu.launch`
     of blocks of 8 warps, a warp per output element: each lane folds every
     32nd element of the row into a register (from the combiner's identity),

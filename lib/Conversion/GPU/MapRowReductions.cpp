@@ -20,6 +20,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -44,15 +46,31 @@ struct RowReduction {
 };
 } // namespace
 
-/// The identity of `combine` on f32, or nothing for another op.
+/// The identity of `combine` on f32 (signed zeros and NaNs included), or
+/// nothing for another op. (No product: reassociated, it can overflow
+/// where the sequential one does not.)
 static std::optional<float> identityOf(Operation *combine) {
   constexpr float inf = std::numeric_limits<float>::infinity();
+  constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+  // An infinity or NaN identity would be poison under these flags.
+  if (auto fm = dyn_cast<arith::ArithFastMathInterface>(combine))
+    if (bitEnumContainsAny(fm.getFastMathFlagsAttr().getValue(),
+                           arith::FastMathFlags::ninf |
+                               arith::FastMathFlags::nnan))
+      return std::nullopt;
   return llvm::TypeSwitch<Operation *, std::optional<float>>(combine)
-      .Case([](arith::AddFOp) { return 0.0f; })
-      .Case([](arith::MulFOp) { return 1.0f; })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](auto) { return -inf; })
-      .Case<arith::MinimumFOp, arith::MinNumFOp>([&](auto) { return inf; })
+      .Case([](arith::AddFOp) { return -0.0f; })
+      .Case([&](arith::MaximumFOp) { return -inf; })
+      .Case([&](arith::MinimumFOp) { return inf; })
+      .Case<arith::MaxNumFOp, arith::MinNumFOp>([&](auto) { return nan; })
       .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The buffer a view is of.
+static Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
 }
 
 static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
@@ -64,16 +82,25 @@ static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
       !linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return std::nullopt;
   unsigned reduced = op.getNumLoops() - 1;
+  AffineExpr k = getAffineDimExpr(reduced, op.getContext());
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation())
       return std::nullopt;
-  // The lanes' loads are contiguous only where the first input's innermost
-  // dim is the reduced one.
-  AffineMap first = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  if (first.getNumResults() == 0 ||
-      first.getResults().back() != getAffineDimExpr(reduced, op.getContext()))
-    return std::nullopt;
+  // The lanes' loads are contiguous only where every input that the
+  // reduced dim indexes has it innermost (not a matmul's B), and the first
+  // one does.
   OpOperand *init = op.getDpsInitOperand(0);
+  Value root = rootOf(init->get());
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (!isa<MemRefType>(in->get().getType()) || rootOf(in->get()) == root)
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (map.isFunctionOfDim(reduced) && map.getResults().back() != k)
+      return std::nullopt;
+  }
+  if (!op.getMatchingIndexingMap(op.getDpsInputOperand(0))
+           .isFunctionOfDim(reduced))
+    return std::nullopt;
   if (!cast<MemRefType>(init->get().getType()).getElementType().isF32())
     return std::nullopt;
   if (op.getMatchingIndexingMap(init).isFunctionOfDim(reduced))
@@ -90,9 +117,11 @@ static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
       combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
       !identityOf(combine) || combine->getOperand(0) == combine->getOperand(1))
     return std::nullopt;
-  // Nothing but the loads the pass makes: no index ops, no nested regions.
+  // Nothing but the loads the pass makes: no index ops, no nested regions,
+  // no side effects (32 lanes run the body at once).
   for (Operation &inner : body->without_terminator())
-    if (isa<linalg::IndexOp>(inner) || inner.getNumRegions() > 0)
+    if (isa<linalg::IndexOp>(inner) || inner.getNumRegions() > 0 ||
+        !isMemoryEffectFree(&inner))
       return std::nullopt;
   unsigned valueOperand = combine->getOperand(0) == acc ? 1 : 0;
   return RowReduction{op, combine, valueOperand};
@@ -106,7 +135,8 @@ static SmallVector<Value> indicesOf(AffineMap map, ArrayRef<Value> ivs) {
   return indices;
 }
 
-static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r) {
+static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
+                                int64_t ordinal) {
   linalg::LinalgOp op = r.op;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -127,10 +157,13 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r) {
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one,
                                       index(kWarp * kWarpsPerBlock), one, one);
-  // Named like the tile kernels ("forward_row_reduction") for profiles.
+  // Named like the tile kernels ("forward_row_reduction", then
+  // "forward_row_reduction_1", ...) for profiles.
   std::string name = "row_reduction";
   if (auto fn = op->getParentOfType<FunctionOpInterface>())
     name = (fn.getName() + "_" + name).str();
+  if (ordinal > 0)
+    name += "_" + std::to_string(ordinal);
   launch.setFunctionAttr(FlatSymbolRefAttr::get(rewriter.getContext(), name));
   rewriter.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(rewriter, loc);
@@ -225,14 +258,15 @@ struct GPUMapRowReductionsPass final
       return signalPassFailure();
     SmallVector<RowReduction> found;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!isOnHost(op) || op->getParentOfType<scf::ParallelOp>())
+      if (!isOnHost(op) || op->getParentOfType<scf::ParallelOp>() ||
+          op->getParentOfType<scf::ForallOp>())
         return;
       if (std::optional<RowReduction> r = matchRowReduction(op, minLength))
         found.push_back(*r);
     });
     IRRewriter rewriter(&getContext());
-    for (RowReduction &r : found)
-      rewriteRowReduction(rewriter, r);
+    for (auto [i, r] : llvm::enumerate(found))
+      rewriteRowReduction(rewriter, r, i);
   }
 };
 } // namespace
