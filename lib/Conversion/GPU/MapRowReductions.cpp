@@ -33,7 +33,6 @@ namespace mlir::dat {
 #include "dat/Conversion/Passes.h.inc"
 
 namespace {
-constexpr int64_t kWarp = 32;
 constexpr int64_t kWarpsPerBlock = 8;
 
 /// The body's combining op: `yield combine(acc, value)` where `acc` (the
@@ -155,8 +154,9 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
   Value grid =
       arith::CeilDivUIOp::create(rewriter, loc, rows, index(kWarpsPerBlock));
   Value one = index(1);
-  auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one,
-                                      index(kWarp * kWarpsPerBlock), one, one);
+  auto launch =
+      gpu::LaunchOp::create(rewriter, loc, grid, one, one,
+                            index(kWarpSize * kWarpsPerBlock), one, one);
   // Named like the tile kernels ("forward_row_reduction", then
   // "forward_row_reduction_1", ...) for profiles.
   std::string name = "row_reduction";
@@ -171,8 +171,8 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
 
   // This warp's output element, and its lane.
   Value tid = launch.getThreadIds().x;
-  Value lane = arith::RemUIOp::create(rewriter, loc, tid, index(kWarp));
-  Value warp = arith::DivUIOp::create(rewriter, loc, tid, index(kWarp));
+  Value lane = arith::RemUIOp::create(rewriter, loc, tid, index(kWarpSize));
+  Value warp = arith::DivUIOp::create(rewriter, loc, tid, index(kWarpSize));
   Value row = arith::AddIOp::create(
       rewriter, loc,
       arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x,
@@ -202,7 +202,7 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
   Block *body = op.getBlock();
   BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
   auto loop = scf::ForOp::create(
-      rewriter, loc, lane, end, index(kWarp), ValueRange{identity},
+      rewriter, loc, lane, end, index(kWarpSize), ValueRange{identity},
       [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
         SmallVector<Value> all(ivs);
         all[reduced] = k;
@@ -224,8 +224,8 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
     return b.clone(*r.combine, map)->getResult(0);
   };
   Value total = loop.getResult(0);
-  Value width = arith::ConstantIntOp::create(rewriter, loc, kWarp, 32);
-  for (int64_t offset = kWarp / 2; offset >= 1; offset /= 2) {
+  Value width = arith::ConstantIntOp::create(rewriter, loc, kWarpSize, 32);
+  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
     Value o = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
     Value other = gpu::ShuffleOp::create(rewriter, loc, total, o, width,
                                          gpu::ShuffleMode::XOR)
