@@ -11,7 +11,7 @@ usage: run.py DIR [--device cuda|cpu] [--only ID,...] [--repeat N]
 --only runs the named entries (directory names) in the order given.
 --baselines runs only the named baselines (eager, compile, sdpa, flex, jax)
 of each entry's, or none: a quick A/B of dat's variants on a device lease
-(numerics are checked against eager only where eager runs).
+(with none, the output is not checked: the golden programs check it).
 
 For each DIR/<id>: makes the weights the build left behind (seeded random
 values, like datc --random-weights: norm scales 1, biases 0, the rest

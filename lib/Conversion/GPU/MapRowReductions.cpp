@@ -42,6 +42,8 @@ struct RowReduction {
   Operation *combine;
   /// The combine's operand that is not the accumulator.
   unsigned valueOperand;
+  /// The combine's identity, each lane's first accumulator.
+  float identity;
 };
 } // namespace
 
@@ -76,8 +78,7 @@ static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
                                                      int64_t minLength) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumDpsInputs() < 1 || op.getNumReductionLoops() != 1 ||
-      op.getNumParallelLoops() < 1 ||
-      op.getNumLoops() != op.getNumParallelLoops() + 1 ||
+      op.getNumLoops() < 2 ||
       !linalg::isReductionIterator(op.getIteratorTypesArray().back()))
     return std::nullopt;
   unsigned reduced = op.getNumLoops() - 1;
@@ -112,9 +113,9 @@ static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
   BlockArgument acc = op.getMatchingBlockArgument(init);
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   Operation *combine = yield.getValues()[0].getDefiningOp();
-  if (!combine || !acc.hasOneUse() || *acc.getUsers().begin() != combine ||
-      combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
-      !identityOf(combine) || combine->getOperand(0) == combine->getOperand(1))
+  // (One use: the accumulator is not both operands.)
+  std::optional<float> identity = combine ? identityOf(combine) : std::nullopt;
+  if (!identity || !acc.hasOneUse() || *acc.getUsers().begin() != combine)
     return std::nullopt;
   // Nothing but the loads the pass makes: no index ops, no nested regions,
   // no side effects (32 lanes run the body at once).
@@ -123,7 +124,7 @@ static std::optional<RowReduction> matchRowReduction(linalg::LinalgOp op,
         !isMemoryEffectFree(&inner))
       return std::nullopt;
   unsigned valueOperand = combine->getOperand(0) == acc ? 1 : 0;
-  return RowReduction{op, combine, valueOperand};
+  return RowReduction{op, combine, valueOperand, *identity};
 }
 
 /// The index values of `map`'s results given the loops' induction values.
@@ -196,7 +197,7 @@ static void rewriteRowReduction(RewriterBase &rewriter, RowReduction &r,
   // output element: its warp's lanes still shuffle).
   Type f32 = rewriter.getF32Type();
   Value identity = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getFloatAttr(f32, *identityOf(r.combine)));
+      rewriter, loc, rewriter.getFloatAttr(f32, r.identity));
   Value end =
       arith::SelectOp::create(rewriter, loc, valid, extents[reduced], index(0));
   Block *body = op.getBlock();
