@@ -168,13 +168,25 @@ def DatGemmLibraryCalls : Pass<"dat-gemm-library-calls", "::mlir::ModuleOp"> {
     projection outside the attention tiles — a `linalg.generic` on
     contiguous buffers computing `y[..., o] += Σ_i x[..., i] · W[o, i]`
     (f32 accumulator; x and W both f32 or both bf16) — becomes a call
-    `dat_gemm_f32` / `dat_gemm_bf16(x[M, K], W[N, K], y[M, N])`, y += x·Wᵀ,
-    with M the product of the leading dims (C interface). The GPU runtime
-    runs it with cuBLAS (tensor cores for bf16), the CPU runtime with a loop
-    nest. Run after bufferization; projections already tiled with their
-    epilogues (dat-fuse-epilogues) are inside loops and left alone.
+    `dat_gemm_f32` / `dat_gemm_bf16(x[M, K], W[N, K], y[M, N], β)`,
+    y = x·Wᵀ + β·y, with M the product of the leading dims (C interface).
+    The GPU runtime runs it with cuBLAS (tensor cores for bf16), the CPU
+    runtime with OpenBLAS. Run after bufferization; projections already
+    tiled with their epilogues (dat-fuse-epilogues) are inside loops and
+    left alone.
+
+    The call takes over what would otherwise be kernels streaming y around
+    it on the GPU: y's zero fill just before it (nothing touching memory
+    between) is dropped and β is 0 (else 1); where y is a fresh buffer whose
+    only reader is its elementwise `truncf` copy to a fresh bf16 buffer
+    (bf16 storage), the call is `dat_gemm_bf16_to_bf16` writing that buffer
+    (the library rounds to nearest even, as the copy did), y's initial value
+    — a zero fill, or the widening of a bf16 operand (a broadcast bias),
+    which is then written to the bf16 buffer as it is, exactly — and the
+    copy go, and so does y.
   }];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect"
   ];

@@ -3,11 +3,12 @@
 // Part of the dat project: a compiler for relational-attention models.
 //
 // dat_gemm_* (GemmABI.h) with cublasGemmEx: f32 accumulation, bf16 inputs
-// on tensor cores. Like the driver, cuBLAS is loaded at the first call
-// ($DAT_CUBLAS, else libcublas.so.13/.12/.so), so that programs need it
-// only when they use it. Row-major y[M,N] += x[M,K]·w[N,K]ᵀ is, in cuBLAS's
-// column-major terms, yᵀ[N,M] += (wᵀ)ᵀ·xᵀ: A = w (K×N, transposed),
-// B = x (K×M), C = y (N×M).
+// on tensor cores, f32 or bf16 output (rounded by cuBLAS). Like the driver,
+// cuBLAS is loaded at the first call ($DAT_CUBLAS, else
+// libcublas.so.13/.12/.so), so that programs need it only when they use it.
+// Row-major y[M,N] = x[M,K]·w[N,K]ᵀ + β·y is, in cuBLAS's column-major
+// terms, yᵀ[N,M] = (wᵀ)ᵀ·xᵀ + β·yᵀ: A = w (K×N, transposed), B = x (K×M),
+// C = y (N×M).
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,9 +105,10 @@ int narrow(int64_t v, const char *what) {
   return static_cast<int>(v);
 }
 
-template <typename T>
+template <typename T, typename Out>
 void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
-          datrt::Matrix<float> &y, int type, const char *name) {
+          datrt::Matrix<Out> &y, float beta, int type, int outType,
+          const char *name) {
   if (x.strides[1] != 1 || w.strides[1] != 1 || y.strides[1] != 1)
     die("dat_gemm: the operands' rows must be contiguous");
   int m = narrow(y.sizes[0], "M"), n = narrow(y.sizes[1], "N"),
@@ -126,8 +128,8 @@ void gemm(const datrt::Matrix<T> &x, const datrt::Matrix<T> &w,
   {
     std::lock_guard<std::mutex> lock(handleMutex);
     s = c.gemmEx(handle(c), kOpT, kOpN, n, m, k, &one, w.data(), type, ldw,
-                 x.data(), type, ldx, &one, y.data(), kR32F, ldy, kCompute32F,
-                 kGemmDefault);
+                 x.data(), type, ldx, &beta, y.data(), outType, ldy,
+                 kCompute32F, kGemmDefault);
   }
   if (s)
     die("cublasGemmEx failed with status " + std::to_string(s) + " in " + what);
@@ -153,13 +155,20 @@ void releaseCublas() {
 
 extern "C" {
 void _mlir_ciface_dat_gemm_f32(datrt::Matrix<float> *x, datrt::Matrix<float> *w,
-                               datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, kR32F, "dat_gemm_f32");
+                               datrt::Matrix<float> *y, float beta) {
+  gemm(*x, *w, *y, beta, kR32F, kR32F, "dat_gemm_f32");
 }
 
 void _mlir_ciface_dat_gemm_bf16(datrt::Matrix<uint16_t> *x,
                                 datrt::Matrix<uint16_t> *w,
-                                datrt::Matrix<float> *y) {
-  gemm(*x, *w, *y, kR16BF, "dat_gemm_bf16");
+                                datrt::Matrix<float> *y, float beta) {
+  gemm(*x, *w, *y, beta, kR16BF, kR32F, "dat_gemm_bf16");
+}
+
+void _mlir_ciface_dat_gemm_bf16_to_bf16(datrt::Matrix<uint16_t> *x,
+                                        datrt::Matrix<uint16_t> *w,
+                                        datrt::Matrix<uint16_t> *y,
+                                        float beta) {
+  gemm(*x, *w, *y, beta, kR16BF, kR16BF, "dat_gemm_bf16_to_bf16");
 }
 }

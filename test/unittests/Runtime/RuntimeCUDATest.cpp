@@ -13,7 +13,11 @@
 #include "Program/Profile.h"
 #include "Program/ProgramMemory.h"
 
+#include "dat/Support/BFloat16.h"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include <cstdint>
 #include <cstdio>
@@ -59,7 +63,7 @@ TEST(CublasGemm, ErrorsNameTheGemmAndItsShape) {
   EXPECT_DEATH(
       {
         fake_cuda_set_sync_error(700);
-        _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
+        _mlir_ciface_dat_gemm_f32(&mx, &mw, &my, 1.0f);
         datrt::finishCall();
       },
       "cuStreamSynchronize \\(the end of a call, after cuBLAS GEMM "
@@ -82,8 +86,8 @@ TEST(CublasGemm, HandleGoesBackWithTheCachedBuffers) {
   // makes below is the handle's.
   datrt::releaseCachedBuffers();
   for (int run = 0; run < 2; ++run) {
-    _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
-    _mlir_ciface_dat_gemm_f32(&mx, &mw, &my);
+    _mlir_ciface_dat_gemm_f32(&mx, &mw, &my, 1.0f);
+    _mlir_ciface_dat_gemm_f32(&mx, &mw, &my, 1.0f);
     EXPECT_EQ(live(), 1) << "one handle for every GEMM, run " << run;
     int syncs = fake_cuda_syncs();
     datrt::releaseCachedBuffers();
@@ -94,6 +98,62 @@ TEST(CublasGemm, HandleGoesBackWithTheCachedBuffers) {
   datrt::releaseCachedBuffers(); // nothing left: a no-op
   EXPECT_EQ(live(), 0);
   dlclose(lib);
+}
+
+uint16_t bf16(float f) { return dat::floatToBF16(f); }
+
+TEST(CublasGemm, RowMajorProjectionsWithBetaAndBf16Output) {
+  // The fake computes what cuBLAS documents (column-major, op(A)·op(B)):
+  // the runtime's transposes, leading dims, types and β must make that
+  // y[M, N] = x[M, K]·w[N, K]ᵀ + β·y, row-major, with a bf16 y rounded to
+  // nearest even and not read when β = 0.
+  ::setenv("DAT_CUBLAS", DAT_FAKE_CUBLAS, 1);
+  constexpr int m = 2, n = 3, k = 4;
+  float x[m * k], w[n * k], bias[n] = {0.5f, -1.25f, 3.0f};
+  for (int i = 0; i < m * k; ++i)
+    x[i] = 0.25f * static_cast<float>(i - 3);
+  for (int i = 0; i < n * k; ++i)
+    w[i] = 0.125f * static_cast<float>(2 * i - 7);
+  double want[m * n]; // x·wᵀ, each exact in f32 (quarter and eighth steps)
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      want[i * n + j] = 0;
+      for (int p = 0; p < k; ++p)
+        want[i * n + j] += double(x[i * k + p]) * w[j * k + p];
+    }
+
+  float y[m * n];
+  auto mx = matrix(x, m, k), mw = matrix(w, n, k), my = matrix(y, m, n);
+  for (int i = 0; i < m * n; ++i)
+    y[i] = bias[i % n];
+  _mlir_ciface_dat_gemm_f32(&mx, &mw, &my, 1.0f);
+  for (int i = 0; i < m * n; ++i)
+    EXPECT_EQ(y[i], float(want[i] + bias[i % n])) << "f32, β 1, y[" << i << "]";
+  for (float &v : y)
+    v = std::nanf("");
+  _mlir_ciface_dat_gemm_f32(&mx, &mw, &my, 0.0f);
+  for (int i = 0; i < m * n; ++i)
+    EXPECT_EQ(y[i], float(want[i])) << "f32, β 0, y[" << i << "]";
+
+  uint16_t xb[m * k], wb[n * k], yb[m * n];
+  for (int i = 0; i < m * k; ++i)
+    xb[i] = bf16(x[i]);
+  for (int i = 0; i < n * k; ++i)
+    wb[i] = bf16(w[i]);
+  auto mxb = matrix(xb, m, k), mwb = matrix(wb, n, k);
+  auto myb = matrix(yb, m, n);
+  for (int i = 0; i < m * n; ++i)
+    yb[i] = bf16(bias[i % n]);
+  _mlir_ciface_dat_gemm_bf16_to_bf16(&mxb, &mwb, &myb, 1.0f);
+  for (int i = 0; i < m * n; ++i)
+    EXPECT_EQ(yb[i], bf16(float(want[i] + bias[i % n])))
+        << "bf16 to bf16, β 1, y[" << i << "]";
+  for (uint16_t &v : yb)
+    v = 0x7fc0; // NaN
+  _mlir_ciface_dat_gemm_bf16_to_bf16(&mxb, &mwb, &myb, 0.0f);
+  for (int i = 0; i < m * n; ++i)
+    EXPECT_EQ(yb[i], bf16(float(want[i])))
+        << "bf16 to bf16, β 0, y[" << i << "]";
 }
 
 TEST(MgpuRuntime, OneSynchronizationPerCall) {
