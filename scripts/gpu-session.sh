@@ -40,12 +40,13 @@ mode="${1:-}"
 # at d 128, 84 bytes of stores at 3 blocks: -nobudget keeps them), then
 # the models on this kit's kernels (M1 with its row reductions against
 # torch.compile; M2 and M3 not run since session 38), then the entries
-# never measured or not since session 33.
-default_bench="K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
+# never measured or not since session 33. Session 47's cuBLAS epilogues
+# (β 0, bf16 outputs) come first, against the calls without them.
+default_bench="M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-nolibepi"
+default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
 default_bench+=",M3-vit-b16.bf16-cublas,M2-vision-dat.bf16-cublas"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
 default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
-default_bench+=",M1-dat-lm.bf16-cublas"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -94,7 +95,9 @@ prepare)
   # ...-sync without cp.async staging copies, ...-noswizzle without the
   # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget,
   # ...-addr64 with 64-bit indices and shared pointers, ...-norowred
-  # without dat-gpu-map-row-reductions (A/Bs in one run).
+  # without dat-gpu-map-row-reductions, ...-nolibepi with cuBLAS's calls
+  # back at β 1 into f32, their fills and roundings as kernels (A/Bs in one
+  # run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -105,6 +108,7 @@ prepare)
   [[ "$bench" != *-nobudget* ]] || variants+=(--pipeline-variant nobudget:register-budget=false)
   [[ "$bench" != *-addr64* ]] || variants+=(--pipeline-variant addr64:index32=false+short-shared-pointers=false)
   [[ "$bench" != *-norowred* ]] || variants+=(--pipeline-variant norowred:row-reductions=false)
+  [[ "$bench" != *-nolibepi* ]] || variants+=(--pipeline-variant nolibepi:library-epilogues=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

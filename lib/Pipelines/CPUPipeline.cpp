@@ -26,6 +26,7 @@ namespace mlir::dat {
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           int64_t queryTile, int64_t keyTile,
                           bool fuseEpilogues, GemmStrategy gemm,
+                          bool libraryEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
                           int64_t flashBlockBytes, int64_t balanceThreads) {
@@ -59,7 +60,8 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (gemmLibrary) {
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createDatGemmLibraryCalls());
+    pm.addPass(createDatGemmLibraryCalls(
+        DatGemmLibraryCallsOptions{/*epilogues=*/libraryEpilogues}));
   }
   if (beforeDealloc)
     beforeDealloc(pm);
@@ -102,6 +104,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   buildLinalgOnBuffers(
       pm, options.tileAttention, options.queryTile, options.keyTile,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),
+      options.libraryEpilogues,
       [](OpPassManager &pm) {
         // A key loop's scratch tiles (scores, row maxima and sums) once per
         // flash tile, not per key block: thousands of allocations per call

@@ -59,6 +59,7 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   buildLinalgOnBuffers(
       pm, /*tileAttention=*/true, options.queryTile, options.keyTile,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/true),
+      options.libraryEpilogues,
       [](OpPassManager &nested) {
         nested.addPass(createDatGPUStageConstants());
       },

@@ -183,8 +183,14 @@ def DatGemmLibraryCalls : Pass<"dat-gemm-library-calls", "::mlir::ModuleOp"> {
     (the library rounds to nearest even, as the copy did), y's initial value
     — a zero fill, or the widening of a bf16 operand (a broadcast bias),
     which is then written to the bf16 buffer as it is, exactly — and the
-    copy go, and so does y.
+    copy go, and so does y. `epilogues=false` leaves them as they are (β 1,
+    f32 outputs).
   }];
+  let options = [
+    Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+           "Take zero fills before the calls (beta 0) and roundings of "
+           "their outputs to bf16 storage">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

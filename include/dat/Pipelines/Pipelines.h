@@ -99,6 +99,12 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
           clEnumValN(GemmStrategy::Library, "library",
                      "calls of the runtime's GEMM (dat-gemm-library-calls; "
                      "cuBLAS on the GPU)"))};
+  ::mlir::detail::PassOptions::Option<bool> libraryEpilogues{
+      *this, "library-epilogues",
+      llvm::cl::desc("With library GEMMs: the call takes a zero fill before "
+                     "it (beta 0) and the rounding of its output to bf16 "
+                     "storage (dat-gemm-library-calls epilogues)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> cInterface{
       *this, "c-interface",
       llvm::cl::desc("Give every public function a C-callable "
@@ -325,14 +331,16 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// The shared front half: (flash tiling), decomposition, bufferization with
 /// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
 /// Projections are fused with their epilogues, or with `gemmLibrary` left
-/// whole and turned into calls of the runtime's GEMM. `flashBlockBytes`
+/// whole and turned into calls of the runtime's GEMM (which with
+/// `libraryEpilogues` take zero fills and bf16 roundings around them).
+/// `flashBlockBytes`
 /// bounds a bf16 relational attention tile's key block (dat-decompose-flash
 /// block-bytes; 0: no bound). With `queryTile` 0, `balanceThreads` > 0
 /// chooses each op's query tile for that many threads (the CPU), else for
 /// the GPU's blocks (dat-tile-attention).
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
-    bool fuseEpilogues, GemmStrategy gemm,
+    bool fuseEpilogues, GemmStrategy gemm, bool libraryEpilogues,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
     int64_t flashBlockBytes = 0, int64_t balanceThreads = 0);

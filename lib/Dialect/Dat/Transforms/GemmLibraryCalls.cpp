@@ -297,7 +297,7 @@ static void retargetInit(OpBuilder &b, linalg::GenericOp init, Value z) {
   init.erase();
 }
 
-FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
+FailureOr<int64_t> outlineProjectionGemms(ModuleOp module, bool epilogues) {
   SmallVector<std::pair<linalg::GenericOp, std::array<Value, 3>>> found;
   module.walk([&](linalg::GenericOp op) {
     if (FailureOr<std::array<Value, 3>> m = matchProjection(op); succeeded(m))
@@ -305,7 +305,7 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
   });
   OpBuilder b(module.getContext());
   for (auto &[op, operands] : found) {
-    Epilogue e = matchEpilogue(op);
+    Epilogue e = epilogues ? matchEpilogue(op) : Epilogue();
     Value out = operands[2];
     if (e.narrowCopy) {
       out = e.narrowCopy.getDpsInits()[0];
@@ -345,8 +345,9 @@ FailureOr<int64_t> outlineProjectionGemms(ModuleOp module) {
 namespace {
 struct GemmLibraryCallsPass final
     : impl::DatGemmLibraryCallsBase<GemmLibraryCallsPass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(outlineProjectionGemms(getOperation())))
+    if (failed(outlineProjectionGemms(getOperation(), epilogues)))
       signalPassFailure();
   }
 };

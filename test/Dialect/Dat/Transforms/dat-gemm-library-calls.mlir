@@ -1,4 +1,5 @@
 // RUN: dat-opt %s --split-input-file --verify-diagnostics --dat-gemm-library-calls | FileCheck %s
+// RUN: dat-opt %s --split-input-file --verify-diagnostics --dat-gemm-library-calls="epilogues=false" | FileCheck %s --check-prefix=OFF
 
 // A projection on contiguous buffers, y[b, l, o] += Σ_i x[b, l, i] W[o, i],
 // becomes one call y[M, N] = x[M, K] · W[N, K]ᵀ + β·y with M = b·l (β 1:
@@ -165,6 +166,11 @@ func.func @zero_fill(%x: memref<6x8xf32>, %w: memref<5x8xf32>) -> memref<6x5xf32
 // CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK: call @dat_gemm_bf16_to_bf16(%{{.+}}, %{{.+}}, %[[ZC]], %[[ZERO]])
 // CHECK-NEXT: return %[[Z]]
+// OFF-LABEL: func.func @narrow_copy
+// OFF: linalg.fill
+// OFF: %[[B:.+]] = arith.constant 1.000000e+00 : f32
+// OFF-NEXT: call @dat_gemm_bf16(%{{.+}}, %{{.+}}, %{{.+}}, %[[B]])
+// OFF: arith.truncf
 func.func @narrow_copy(%x: memref<6x8xbf16>, %w: memref<5x8xbf16>) -> memref<6x5xbf16> {
   %zero = arith.constant 0.0 : f32
   %y = memref.alloc() : memref<6x5xf32>

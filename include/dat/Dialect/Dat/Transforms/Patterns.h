@@ -55,9 +55,11 @@ FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
 LogicalResult narrowFloatStorage(ModuleOp module, FloatType storage);
 
 /// Replaces each projection on contiguous buffers in `module` by a call to
-/// the runtime's GEMM (see dat-gemm-library-calls). Returns the number of
-/// calls made.
-FailureOr<int64_t> outlineProjectionGemms(ModuleOp module);
+/// the runtime's GEMM (see dat-gemm-library-calls), which with `epilogues`
+/// takes the zero fill before it and the rounding of its output to bf16
+/// storage where it can. Returns the number of calls made.
+FailureOr<int64_t> outlineProjectionGemms(ModuleOp module,
+                                          bool epilogues = true);
 
 /// Whether `op` is a projection y[..., o] += Σ_i x[..., i] · W[o, i] (f32 or
 /// bf16 operands, f32 result) in the form dat-gemm-library-calls calls the
