@@ -40,9 +40,14 @@ mode="${1:-}"
 # at d 128, 84 bytes of stores at 3 blocks: -nobudget keeps them), then
 # the models on this kit's kernels (M1 with its row reductions against
 # torch.compile; M2 and M3 not run since session 38), then the entries
-# never measured or not since session 33. Session 47's cuBLAS epilogues
-# (β 0, bf16 outputs) come first, against the calls without them.
-default_bench="M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-nolibepi"
+# never measured or not since session 33. Session 47's changes come first,
+# each against the program without it: K1's tile with the approximate
+# exponentials and B-pair registers (about a third fewer instructions in
+# its key loop; -s46 is without both), M1 with cuBLAS's epilogues (β 0,
+# bf16 outputs).
+default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-s46"
+default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-nolibepi"
+default_bench+=",K2-ra-identity-n1024.bf16,K2-ra-identity-n1024.bf16-s46"
 default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
 default_bench+=",M3-vit-b16.bf16-cublas,M2-vision-dat.bf16-cublas"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
@@ -96,8 +101,9 @@ prepare)
   # swizzled tile buffers, ...-nobudget without dat-gpu-register-budget,
   # ...-addr64 with 64-bit indices and shared pointers, ...-norowred
   # without dat-gpu-map-row-reductions, ...-nolibepi with cuBLAS's calls
-  # back at β 1 into f32, their fills and roundings as kernels (A/Bs in one
-  # run).
+  # back at β 1 into f32, their fills and roundings as kernels, ...-libexp
+  # with libdevice's expf, ...-noborder without the B-pair register order,
+  # ...-s46 with neither (session 46's tiles) (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -109,6 +115,9 @@ prepare)
   [[ "$bench" != *-addr64* ]] || variants+=(--pipeline-variant addr64:index32=false+short-shared-pointers=false)
   [[ "$bench" != *-norowred* ]] || variants+=(--pipeline-variant norowred:row-reductions=false)
   [[ "$bench" != *-nolibepi* ]] || variants+=(--pipeline-variant nolibepi:library-epilogues=false)
+  [[ "$bench" != *-libexp* ]] || variants+=(--pipeline-variant libexp:approximate-exp=false)
+  [[ "$bench" != *-noborder* ]] || variants+=(--pipeline-variant noborder:b-pair-order=false)
+  [[ "$bench" != *-s46* ]] || variants+=(--pipeline-variant s46:approximate-exp=false+b-pair-order=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

@@ -216,12 +216,20 @@ def DatGPUWarpMmaToNVVM : Pass<"dat-gpu-warp-mma-to-nvvm"> {
     contiguous dim, as for the value block of P·V) where its rows are
     16-byte aligned by construction; where the tile may run past the
     buffer's end, under a warp-uniform check of the whole tile, the lanes'
-    scalar loads otherwise. `convert-nvgpu-to-nvvm`, or `convert-gpu-to-nvvm`
-    with dat's nvgpu interface registered (the GPU pipeline), must follow.
+    scalar loads otherwise. Two B tiles side by side (a 16×16 read split in
+    halves) are one `.x4` whose registers come in B-pair order with
+    `b-pair-order` (default): each tile's two registers side by side, as
+    `mma.sync` takes them, rather than registers 0 and 2 of the A order,
+    which ptxas had to move into aligned pairs (4 moves per read).
+    `convert-nvgpu-to-nvvm`, or `convert-gpu-to-nvvm` with dat's nvgpu
+    interface registered (the GPU pipeline), must follow.
   }];
   let options = [
     Option<"ldmatrix", "ldmatrix", "bool", "true",
            "Read operand tiles in shared memory with ldmatrix">,
+    Option<"bPairOrder", "b-pair-order", "bool", "true",
+           "With ldmatrix: two B tiles read as one 16x16 tile come in "
+           "B-pair register order">,
     Option<"pairs", "pairs", "bool", "true",
            "Load and store a lane's two neighbouring fragment elements with "
            "one access where the buffer allows (checked at run time)">
@@ -461,6 +469,39 @@ def DatGPUCheckHostAccess : Pass<"dat-gpu-check-host-access"> {
     transfer there is an error naming the op and where the buffer comes
     from. (The deallocation helper reads its own host arrays.)
   }];
+}
+
+def DatGPUApproximateExp : Pass<"dat-gpu-approximate-exp", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Kernels' f32 exponentials as the SFU's ex2.approx.ftz";
+  let description = [{
+    convert-gpu-to-nvvm lowers an f32 `math.exp` to libdevice's `__nv_expf`:
+    accurate to 1 ulp, and 10 instructions (a range reduction by fused
+    multiply-adds, a rounding, a shift and a scale around `ex2.approx`).
+    The online softmax makes an exponential of every score: in K1's
+    attention tile (heads of 64, bf16) that form was about a third of the
+    key loop's 874 SASS instructions, on a kernel that Nsight Compute found
+    bound by issuing instructions (BENCHMARKS.md, "Fifth lease"). This pass
+    replaces every f32 `math.exp` of the module (vectors element by
+    element) with `ex2.approx.ftz` of x · log2(e) — CUDA's `__expf` with
+    subnormals flushed, 2 instructions (`llvm.nvvm.ex2.approx.ftz.f`). Its
+    error, at most 2 + floor(1.173·|x|) ulp (CUDA's documentation of
+    `__expf`), stays far below the golden cases' 1e-4 relative tolerance
+    for a softmax, whose arguments are at most 0 after the row max and
+    where what large negative arguments lose is weighed by e^x; bf16
+    programs round the probabilities to 8 bits anyway. Subnormal results
+    (x below about -87.3) are 0. An online softmax's `exp(s - m)` (the
+    operand an `arith.subf`) becomes ex2 of `fma(s, log2 e, m · -log2 e)`:
+    FlashAttention-2's form, one fused multiply-add per score and, after
+    CSE, one multiplication per row maximum; its error adds about
+    |m| · 6e-8 relative. Run after anything that makes exponentials (math
+    expansions), before convert-gpu-to-nvvm.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
 }
 
 def DatGPUStripCompileTimes : Pass<"dat-gpu-strip-compile-times", "::mlir::ModuleOp"> {

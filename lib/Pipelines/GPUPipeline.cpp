@@ -102,8 +102,9 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   pm.addPass(createGpuKernelOutliningPass());
   // The warps' bf16 MMA tiles (dat-gpu-map-tiles) as mma.sync, while their
   // loops are still loops.
-  pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUWarpMmaToNVVM(
-      DatGPUWarpMmaToNVVMOptions{options.ldmatrix, options.mmaPairs}));
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createDatGPUWarpMmaToNVVM(DatGPUWarpMmaToNVVMOptions{
+          options.ldmatrix, options.bPairOrder, options.mmaPairs}));
   if (options.swizzleShared)
     pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUSwizzleSharedTiles());
   pm.addNestedPass<gpu::GPUModuleOp>(createDatGPUKernelOccupancy());
@@ -121,6 +122,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  if (options.approximateExp)
+    device.addPass(createDatGPUApproximateExp());
   // The tiles' nvgpu ops (ldmatrix, cp.async) lower in the same conversion
   // (registerNVGPUToLLVMInterface), at the module's index width.
   device.addPass(createConvertGpuOpsToNVVMOps());

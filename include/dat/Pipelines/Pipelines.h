@@ -220,6 +220,12 @@ struct GPUTargetOptions : public Base {
       llvm::cl::desc("With tensor-cores: operand tiles in shared memory read "
                      "with ldmatrix (dat-gpu-warp-mma-to-nvvm ldmatrix)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> bPairOrder{
+      *this, "b-pair-order",
+      llvm::cl::desc("With ldmatrix: two B tiles read by one ldmatrix.x4 "
+                     "get each tile's registers side by side, as mma.sync "
+                     "takes them (dat-gpu-warp-mma-to-nvvm b-pair-order)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> mmaPairs{
       *this, "mma-pairs",
       llvm::cl::desc("With tensor-cores: a lane's two neighbouring fragment "
@@ -241,6 +247,12 @@ struct GPUTargetOptions : public Base {
       *this, "row-reductions",
       llvm::cl::desc("A warp per output element for reductions along the "
                      "innermost dim (dat-gpu-map-row-reductions)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> approximateExp{
+      *this, "approximate-exp",
+      llvm::cl::desc("The kernels' f32 exponentials as ex2.approx of x times "
+                     "log2(e) (__expf; dat-gpu-approximate-exp) instead of "
+                     "libdevice's 1-ulp expf"),
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> registerBudget{
       *this, "register-budget",

@@ -74,6 +74,40 @@ int64_t fragmentSize(Role role) {
   }
 }
 
+/// Marks an A-shaped (16×16) read whose only users split it into two B
+/// tiles (readWarpMmaBTiles), and those splits: its fragment is then made
+/// in B-pair order, each B tile's two registers side by side, which mma.sync
+/// takes as they come out of ldmatrix. (In the A order a tile's registers
+/// are 0 and 2: ptxas moved four registers per read into aligned pairs,
+/// 128 of the 874 instructions of K1's key loop.)
+constexpr StringLiteral kBPairOrderAttr = "dat.b_pair_order";
+
+/// Whether `op` takes rows 0-7 or 8-15 of a 16×16 tile as an 8×16 B tile.
+bool isBHalf(vector::ExtractStridedSliceOp op) {
+  auto offsets = extractFromIntegerArrayAttr<int64_t>(op.getOffsets());
+  auto strides = extractFromIntegerArrayAttr<int64_t>(op.getStrides());
+  return roleOf(op.getSourceVectorType()) == Role::A &&
+         roleOf(op.getType()) == Role::B && offsets.size() == 2 &&
+         (offsets[0] == 0 || offsets[0] == kWarpMmaN) && offsets[1] == 0 &&
+         strides == SmallVector<int64_t>{1, 1};
+}
+
+void markBPairReads(Operation *root) {
+  root->walk([](vector::TransferReadOp read) {
+    if (roleOf(read.getVectorType()) != Role::A || read->use_empty())
+      return;
+    for (Operation *user : read->getUsers()) {
+      auto half = dyn_cast<vector::ExtractStridedSliceOp>(user);
+      if (!half || !isBHalf(half))
+        return;
+    }
+    UnitAttr mark = UnitAttr::get(read.getContext());
+    read->setAttr(kBPairOrderAttr, mark);
+    for (Operation *user : read->getUsers())
+      user->setAttr(kBPairOrderAttr, mark);
+  });
+}
+
 /// The (row, column) in its tile of each element of the lane's fragment.
 SmallVector<std::pair<Value, Value>>
 fragmentCoordinates(OpBuilder &b, Location loc, Role role) {
@@ -243,14 +277,15 @@ FailureOr<MatrixSource> matrixSource(OpBuilder &b, vector::TransferReadOp op,
 /// An A (16×16) or B (8×16) bf16 tile's fragment read by one `ldmatrix`
 /// (.x4 or .x2) from `source`. Its 8×8 matrices are the fragment's
 /// registers in order: A's (rows, columns) (0, 0), (8, 0), (0, 8), (8, 8),
-/// B's (0, 0), (0, 8). Lane l gives the address of row l % 8 of matrix
-/// l / 8: a row of 8 tile columns, or with `.trans` (the tile's rows
-/// contiguous in memory) of 8 tile rows, which the instruction transposes.
-/// Either way register j of lane 4g + t holds the tile's elements (R_j + g,
-/// C_j + 2t) and (R_j + g, C_j + 2t + 1): the mma fragment's.
+/// or in B-pair order (0, 0), (0, 8), (8, 0), (8, 8); B's (0, 0), (0, 8).
+/// Lane l gives the address of row l % 8 of matrix l / 8: a row of 8 tile
+/// columns, or with `.trans` (the tile's rows contiguous in memory) of 8
+/// tile rows, which the instruction transposes. Either way register j of
+/// lane 4g + t holds the tile's elements (R_j + g, C_j + 2t) and
+/// (R_j + g, C_j + 2t + 1): the mma fragment's.
 Value loadMatrixFragment(OpBuilder &b, vector::TransferReadOp op,
                          ValueRange tileIndices, const MatrixSource &source,
-                         Role role, VectorType fragment) {
+                         Role role, VectorType fragment, bool pairOrder) {
   Location loc = op.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -263,10 +298,11 @@ Value loadMatrixFragment(OpBuilder &b, vector::TransferReadOp op,
       b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(matrices));
   Value rowOffset, columnOffset;
   if (role == Role::A) {
-    rowOffset = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, matrix, index(2)), index(8));
-    columnOffset = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, matrix, index(2)), index(8));
+    Value low = arith::RemUIOp::create(b, loc, matrix, index(2));
+    Value high = arith::DivUIOp::create(b, loc, matrix, index(2));
+    rowOffset = arith::MulIOp::create(b, loc, pairOrder ? high : low, index(8));
+    columnOffset =
+        arith::MulIOp::create(b, loc, pairOrder ? low : high, index(8));
   } else {
     rowOffset = index(0);
     columnOffset = arith::MulIOp::create(b, loc, matrix, index(8));
@@ -366,6 +402,15 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
     Location loc = op.getLoc();
     auto fragment =
         cast<VectorType>(getTypeConverter()->convertType(op.getVectorType()));
+    bool pairOrder = op->hasAttr(kBPairOrderAttr);
+    // The lanes' own loads give the A order: permuted to the pairs'.
+    auto scalarFragment = [&]() -> Value {
+      Value f = readScalarFragment(rewriter, op, adaptor, *role, fragment);
+      if (!pairOrder)
+        return f;
+      return vector::ShuffleOp::create(
+          rewriter, loc, f, f, ArrayRef<int64_t>{0, 1, 4, 5, 2, 3, 6, 7});
+    };
     // From shared memory, one ldmatrix (under a warp-uniform check where
     // the tile may run past the buffer's end: the scalar loads otherwise).
     FailureOr<MatrixSource> source = failure();
@@ -373,26 +418,23 @@ struct ReadFragment final : OpConversionPattern<vector::TransferReadOp> {
       source = matrixSource(rewriter, op, adaptor.getBase(),
                             adaptor.getIndices(), *role);
     if (failed(source)) {
-      rewriter.replaceOp(
-          op, readScalarFragment(rewriter, op, adaptor, *role, fragment));
+      rewriter.replaceOp(op, scalarFragment());
       return success();
     }
     ValueRange indices = adaptor.getIndices();
     if (!source->inside) {
       rewriter.replaceOp(op, loadMatrixFragment(rewriter, op, indices, *source,
-                                                *role, fragment));
+                                                *role, fragment, pairOrder));
       return success();
     }
     auto inside = scf::IfOp::create(rewriter, loc, fragment, source->inside,
                                     /*withElseRegion=*/true);
     rewriter.setInsertionPointToStart(inside.thenBlock());
-    scf::YieldOp::create(
-        rewriter, loc,
-        loadMatrixFragment(rewriter, op, indices, *source, *role, fragment));
+    scf::YieldOp::create(rewriter, loc,
+                         loadMatrixFragment(rewriter, op, indices, *source,
+                                            *role, fragment, pairOrder));
     rewriter.setInsertionPointToStart(inside.elseBlock());
-    scf::YieldOp::create(
-        rewriter, loc,
-        readScalarFragment(rewriter, op, adaptor, *role, fragment));
+    scf::YieldOp::create(rewriter, loc, scalarFragment());
     rewriter.replaceOp(op, inside.getResult(0));
     return success();
   }
@@ -875,26 +917,29 @@ struct FragmentInsertHalf final
 /// The two n-halves of a 16×16 tile read as A (two B tiles side by side,
 /// readWarpMmaBTiles): rows 0-7 are the A fragment's registers 0 and 2,
 /// rows 8-15 its registers 1 and 3 (elements (g, 2t..), (g, 2t+8..) of
-/// each half, the B fragment's).
+/// each half, the B fragment's); of a fragment read in B-pair order,
+/// registers 0 and 1, and 2 and 3.
 struct FragmentExtractHalf final
     : OpConversionPattern<vector::ExtractStridedSliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(vector::ExtractStridedSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto offsets = extractFromIntegerArrayAttr<int64_t>(op.getOffsets());
-    auto strides = extractFromIntegerArrayAttr<int64_t>(op.getStrides());
-    if (roleOf(op.getSourceVectorType()) != Role::A ||
-        roleOf(op.getType()) != Role::B || offsets.size() != 2 ||
-        (offsets[0] != 0 && offsets[0] != kWarpMmaN) || offsets[1] != 0 ||
-        strides != SmallVector<int64_t>{1, 1})
+    if (!isBHalf(op))
       return failure();
+    auto offsets = extractFromIntegerArrayAttr<int64_t>(op.getOffsets());
     Location loc = op.getLoc();
     SmallVector<Value> a = elementsOf(rewriter, loc, adaptor.getSource());
-    int64_t first = offsets[0] == 0 ? 0 : 2;
+    SmallVector<Value> half;
+    if (op->hasAttr(kBPairOrderAttr)) {
+      int64_t first = offsets[0] == 0 ? 0 : 4;
+      half.assign(a.begin() + first, a.begin() + first + 4);
+    } else {
+      int64_t first = offsets[0] == 0 ? 0 : 2;
+      half = {a[first], a[first + 1], a[first + 4], a[first + 5]};
+    }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, getTypeConverter()->convertType(op.getType()),
-        ValueRange{a[first], a[first + 1], a[first + 4], a[first + 5]});
+        op, getTypeConverter()->convertType(op.getType()), half);
     return success();
   }
 };
@@ -930,6 +975,8 @@ struct GPUWarpMmaToNVVMPass final
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (ldmatrix && bPairOrder)
+      markBPairReads(getOperation());
     TypeConverter converter;
     populateWarpMmaTypeConversions(converter);
     RewritePatternSet patterns(ctx);

@@ -117,11 +117,22 @@ gpu.module @m {
 // -----
 
 // Two B tiles side by side (readWarpMmaBTiles): one 16×16 read, one
-// ldmatrix.x4, split in halves. Rows 0-7 of the pair are the x4's matrices
-// 0 and 2 (elements 0, 1, 4, 5 of the A-shaped fragment), rows 8-15
-// matrices 1 and 3 (elements 2, 3, 6, 7).
+// ldmatrix.x4, split in halves, in B-pair order: lane l addresses row
+// l % 8 of matrix m = (l / 8) mod 4 at (rows, columns) (8 (m / 2),
+// 8 (m mod 2)), so that rows 0-7 of the pair are the x4's matrices 0 and 1
+// (elements 0-3 of the fragment), rows 8-15 matrices 2 and 3 (elements
+// 4-7): each B tile's two registers side by side, as mma.sync takes them.
+// (In the A order a B tile was registers 0 and 2: ptxas moved them.)
 
 // CHECK-LABEL: gpu.func @pair
+// CHECK: %[[R:.+]] = arith.remui %[[LANE:.+]], %c8
+// CHECK-NEXT: %[[L8:.+]] = arith.divui %[[LANE]], %c8
+// CHECK: %[[MX:.+]] = arith.remui %[[L8]], %c4
+// CHECK: %[[LOW:.+]] = arith.remui %[[MX]], %c2
+// CHECK: %[[HIGH:.+]] = arith.divui %[[MX]], %c2
+// CHECK: %[[ROW8:.+]] = arith.muli %[[HIGH]], %c8
+// CHECK: %[[COL8:.+]] = arith.muli %[[LOW]], %c8
+// CHECK: %[[ROW:.+]] = arith.addi %[[ROW8]], %[[R]]
 // CHECK: %[[M:.+]] = nvgpu.ldmatrix %{{.+}} {numTiles = 4 : i32, transpose = false} : memref<16x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK-DAG: %[[E0:.+]] = vector.extract %[[M]][0, 0]
 // CHECK-DAG: %[[E1:.+]] = vector.extract %[[M]][0, 1]
@@ -140,9 +151,25 @@ gpu.module @m {
 // CHECK-DAG: %[[G5:.+]] = vector.extract %[[F]][5]
 // CHECK-DAG: %[[G6:.+]] = vector.extract %[[F]][6]
 // CHECK-DAG: %[[G7:.+]] = vector.extract %[[F]][7]
-// CHECK-DAG: vector.from_elements %[[G0]], %[[G1]], %[[G4]], %[[G5]] : vector<4xbf16>
-// CHECK-DAG: vector.from_elements %[[G2]], %[[G3]], %[[G6]], %[[G7]] : vector<4xbf16>
+// CHECK-DAG: vector.from_elements %[[G0]], %[[G1]], %[[G2]], %[[G3]] : vector<4xbf16>
+// CHECK-DAG: vector.from_elements %[[G4]], %[[G5]], %[[G6]], %[[G7]] : vector<4xbf16>
 // CHECK: nvvm.mma.sync
+
+// Without ldmatrix the lanes' own loads make the A order and the halves
+// take its elements 0, 1, 4, 5 and 2, 3, 6, 7, as before.
+// OFF-LABEL: gpu.func @pair
+// OFF-NOT: nvgpu.ldmatrix
+// OFF: scf.if %{{.+}} -> (vector<8xbf16>)
+// OFF: %[[F:.+]] = scf.if %{{.+}} -> (vector<8xbf16>)
+// OFF: %[[G0:.+]] = vector.extract %[[F]][0]
+// OFF-NEXT: %[[G1:.+]] = vector.extract %[[F]][1]
+// OFF-NEXT: vector.extract %[[F]][2]
+// OFF-NEXT: vector.extract %[[F]][3]
+// OFF-NEXT: %[[G4:.+]] = vector.extract %[[F]][4]
+// OFF-NEXT: %[[G5:.+]] = vector.extract %[[F]][5]
+// OFF-NEXT: vector.extract %[[F]][6]
+// OFF-NEXT: vector.extract %[[F]][7]
+// OFF-NEXT: vector.from_elements %[[G0]], %[[G1]], %[[G4]], %[[G5]] : vector<4xbf16>
 gpu.module @m {
   gpu.func @pair(%a: memref<16x16xbf16>, %c: memref<16x16xf32>) kernel {
     %c0 = arith.constant 0 : index
@@ -154,6 +181,43 @@ gpu.module @m {
     %ta = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xbf16>, vector<16x16xbf16>
     %fa = arith.extf %ta : vector<16x16xbf16> to vector<16x16xf32>
     %pair = vector.transfer_read %k[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x64xbf16>, vector<16x16xbf16>
+    %b0 = vector.extract_strided_slice %pair {offsets = [0, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
+    %b1 = vector.extract_strided_slice %pair {offsets = [8, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
+    %f0 = arith.extf %b0 : vector<8x16xbf16> to vector<8x16xf32>
+    %f1 = arith.extf %b1 : vector<8x16xbf16> to vector<8x16xf32>
+    %acc = vector.transfer_read %c[%c0, %c0], %zero {in_bounds = [true, true]} : memref<16x16xf32>, vector<16x8xf32>
+    %d0 = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %fa, %f0, %acc : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
+    %d1 = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %fa, %f1, %acc : vector<16x16xf32>, vector<8x16xf32> into vector<16x8xf32>
+    vector.transfer_write %d0, %c[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x16xf32>
+    vector.transfer_write %d1, %c[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A pair of B tiles from global memory (no ldmatrix there): the lanes'
+// own loads, in the A order, shuffled to the pairs' (registers 0, 2, 1, 3)
+// so that the halves take elements 0-3 and 4-7 as from ldmatrix.
+
+// CHECK-LABEL: gpu.func @pair_global
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: %[[F:.+]] = vector.shuffle %[[A:.+]], %[[A]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<8xbf16>, vector<8xbf16>
+// CHECK-DAG: %[[G0:.+]] = vector.extract %[[F]][0]
+// CHECK-DAG: %[[G3:.+]] = vector.extract %[[F]][3]
+// CHECK-DAG: %[[G4:.+]] = vector.extract %[[F]][4]
+// CHECK-DAG: %[[G7:.+]] = vector.extract %[[F]][7]
+// CHECK-DAG: vector.from_elements %[[G0]], %{{.+}}, %{{.+}}, %[[G3]] : vector<4xbf16>
+// CHECK-DAG: vector.from_elements %[[G4]], %{{.+}}, %{{.+}}, %[[G7]] : vector<4xbf16>
+// CHECK: nvvm.mma.sync
+gpu.module @m {
+  gpu.func @pair_global(%a: memref<16x16xbf16>, %g: memref<16x64xbf16>, %c: memref<16x16xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : bf16
+    %zero = arith.constant 0.0 : f32
+    %ta = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xbf16>, vector<16x16xbf16>
+    %fa = arith.extf %ta : vector<16x16xbf16> to vector<16x16xf32>
+    %pair = vector.transfer_read %g[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x64xbf16>, vector<16x16xbf16>
     %b0 = vector.extract_strided_slice %pair {offsets = [0, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
     %b1 = vector.extract_strided_slice %pair {offsets = [8, 0], sizes = [8, 16], strides = [1, 1]} : vector<16x16xbf16> to vector<8x16xbf16>
     %f0 = arith.extf %b0 : vector<8x16xbf16> to vector<8x16xf32>
