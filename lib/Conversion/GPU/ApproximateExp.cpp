@@ -6,8 +6,9 @@
 // subnormals (CUDA's __expf under -ftz, 2 SASS instructions). An online
 // softmax's exp(s - m) becomes 2^(s · log2 e - m · log2 e), one fused
 // multiply-add per score and a multiplication per row (FlashAttention-2's
-// form). Vectors are unrolled to their elements, as convert-gpu-to-nvvm
-// does for libdevice calls.
+// form). Vectors are unrolled to their elements (static positions: the
+// GPU's LLVM lowering has no n-D shape_cast), as convert-gpu-to-nvvm does
+// for libdevice calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +44,8 @@ Value approximateExp(OpBuilder &b, Location loc, Value x, Value y) {
               .getResult();
   return LLVM::CallIntrinsicOp::create(
              b, loc, b.getF32Type(),
-             b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{scaled})
+             b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+             ValueRange{scaled})
       .getResult(0);
 }
 
@@ -72,20 +74,23 @@ struct DatGPUApproximateExp
         b.replaceOp(op, approximateExp(b, loc, x, y));
         continue;
       }
-      // Element by element, through the flat vectors.
-      auto flat = VectorType::get({vectorType.getNumElements()},
-                                  vectorType.getElementType());
-      Value xs = vector::ShapeCastOp::create(b, loc, flat, x);
-      Value ys = y ? vector::ShapeCastOp::create(b, loc, flat, y) : Value();
+      // Element by element, at each static position.
+      ArrayRef<int64_t> shape = vectorType.getShape();
       Value out = arith::ConstantOp::create(
-          b, loc, flat, DenseElementsAttr::get(flat, b.getF32FloatAttr(0)));
-      for (int64_t i = 0; i < flat.getNumElements(); ++i) {
-        Value xi = vector::ExtractOp::create(b, loc, xs, i);
-        Value yi = ys ? vector::ExtractOp::create(b, loc, ys, i) : Value();
+          b, loc, vectorType,
+          DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0)));
+      SmallVector<int64_t> position(shape.size(), 0);
+      for (int64_t i = 0, n = vectorType.getNumElements(); i < n; ++i) {
+        for (int64_t d = shape.size() - 1, rest = i; d >= 0; --d) {
+          position[d] = rest % shape[d];
+          rest /= shape[d];
+        }
+        Value xi = vector::ExtractOp::create(b, loc, x, position);
+        Value yi = y ? vector::ExtractOp::create(b, loc, y, position) : Value();
         out = vector::InsertOp::create(b, loc, approximateExp(b, loc, xi, yi),
-                                       out, i);
+                                       out, position);
       }
-      b.replaceOp(op, vector::ShapeCastOp::create(b, loc, vectorType, out));
+      b.replaceOp(op, out);
     }
   }
 };

@@ -9,15 +9,21 @@
 // CHECK-SAME: (%[[X:.+]]: f32, %[[V:.+]]: vector<2x2xf32>, %[[D:.+]]: f64
 // CHECK: %[[L:.+]] = arith.constant 1.44269502 : f32
 // CHECK: %[[S:.+]] = arith.mulf %[[X]], %[[L]] : f32
-// CHECK: %[[E:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[S]]) : (f32) -> f32
-// CHECK: %[[FLAT:.+]] = vector.shape_cast %[[V]] : vector<2x2xf32> to vector<4xf32>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
-// CHECK: vector.shape_cast %{{.+}} : vector<4xf32> to vector<2x2xf32>
+// CHECK: %[[E:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[S]]) : (f32) -> f32
+// CHECK-NOT: vector.shape_cast
+// CHECK: vector.extract %[[V]][0, 0] : f32 from vector<2x2xf32>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: vector.insert %{{.+}}, %{{.+}} [0, 0] : f32 into vector<2x2xf32>
+// CHECK: vector.extract %[[V]][0, 1]
+// CHECK: vector.extract %[[V]][1, 0]
+// CHECK: vector.extract %[[V]][1, 1]
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: vector.insert %{{.+}}, %{{.+}} [1, 1] : f32 into vector<2x2xf32>
 // CHECK: math.exp %[[D]] : f64
 // CHECK: %[[NL:.+]] = arith.constant -1.44269502 : f32
 // CHECK: %[[NM:.+]] = arith.mulf %[[M:.+]], %[[NL]] : f32
 // CHECK: %[[F:.+]] = math.fma %[[S2:.+]], %{{.+}}, %[[NM]] : f32
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[F]]) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[F]]) : (f32) -> f32
 // CHECK-NOT: math.exp {{.*}}f32
 gpu.module @m {
   gpu.func @k(%x: f32, %v: vector<2x2xf32>, %d: f64, %s: f32, %m: f32, %p: memref<f32>, %q: memref<vector<2x2xf32>>, %r: memref<f64>) kernel {
