@@ -100,8 +100,6 @@ TEST(CublasGemm, HandleGoesBackWithTheCachedBuffers) {
   dlclose(lib);
 }
 
-uint16_t bf16(float f) { return dat::floatToBF16(f); }
-
 TEST(CublasGemm, RowMajorProjectionsWithBetaAndBf16Output) {
   // The fake computes what cuBLAS documents (column-major, op(A)·op(B)):
   // the runtime's transposes, leading dims, types and β must make that
@@ -137,22 +135,22 @@ TEST(CublasGemm, RowMajorProjectionsWithBetaAndBf16Output) {
 
   uint16_t xb[m * k], wb[n * k], yb[m * n];
   for (int i = 0; i < m * k; ++i)
-    xb[i] = bf16(x[i]);
+    xb[i] = dat::floatToBF16(x[i]);
   for (int i = 0; i < n * k; ++i)
-    wb[i] = bf16(w[i]);
+    wb[i] = dat::floatToBF16(w[i]);
   auto mxb = matrix(xb, m, k), mwb = matrix(wb, n, k);
   auto myb = matrix(yb, m, n);
   for (int i = 0; i < m * n; ++i)
-    yb[i] = bf16(bias[i % n]);
+    yb[i] = dat::floatToBF16(bias[i % n]);
   _mlir_ciface_dat_gemm_bf16_to_bf16(&mxb, &mwb, &myb, 1.0f);
   for (int i = 0; i < m * n; ++i)
-    EXPECT_EQ(yb[i], bf16(float(want[i] + bias[i % n])))
+    EXPECT_EQ(yb[i], dat::floatToBF16(float(want[i] + bias[i % n])))
         << "bf16 to bf16, β 1, y[" << i << "]";
   for (uint16_t &v : yb)
     v = 0x7fc0; // NaN
   _mlir_ciface_dat_gemm_bf16_to_bf16(&mxb, &mwb, &myb, 0.0f);
   for (int i = 0; i < m * n; ++i)
-    EXPECT_EQ(yb[i], bf16(float(want[i])))
+    EXPECT_EQ(yb[i], dat::floatToBF16(float(want[i])))
         << "bf16 to bf16, β 0, y[" << i << "]";
 }
 

@@ -151,12 +151,18 @@ static bool isElementwise(linalg::GenericOp op) {
                       [](AffineMap m) { return m.isIdentity(); });
 }
 
-/// The block argument `op` yields through a cast `OpTy`, or null.
-template <typename OpTy> static BlockArgument yieldedArgument(Operation *op) {
+/// The cast `OpTy` of a block argument that `op` yields, or null.
+template <typename OpTy> static OpTy yieldedCast(Operation *op) {
   Block &body = op->getRegion(0).front();
   auto cast = body.getTerminator()->getOperand(0).getDefiningOp<OpTy>();
   auto arg = cast ? dyn_cast<BlockArgument>(cast.getIn()) : BlockArgument();
-  return arg && arg.getOwner() == &body ? arg : BlockArgument();
+  return arg && arg.getOwner() == &body ? cast : OpTy();
+}
+
+/// The block argument that `op` yields through a cast `OpTy`, or null.
+template <typename OpTy> static BlockArgument yieldedArgument(Operation *op) {
+  OpTy castOp = yieldedCast<OpTy>(op);
+  return castOp ? cast<BlockArgument>(castOp.getIn()) : BlockArgument();
 }
 
 /// y's copy to a fresh contiguous bf16 buffer by `truncf` — elementwise,
@@ -169,17 +175,16 @@ static linalg::GenericOp matchNarrowCopy(Operation *user,
       copy.getNumDpsInits() != 1 || copy.getDpsInputs()[0] != y ||
       !isElementwise(copy) || copy.getBody()->getOperations().size() != 2)
     return {};
-  // Rounded as the copy would (to nearest even), by the library.
-  BlockArgument in = yieldedArgument<arith::TruncFOp>(copy);
-  if (!in || cast<arith::TruncFOp>(
-                 copy.getBody()->getTerminator()->getOperand(0).getDefiningOp())
-                 .getRoundingmodeAttr())
+  // Rounded as the copy would (to nearest even), by the library; of y, not
+  // of the copy's own output.
+  auto trunc = yieldedCast<arith::TruncFOp>(copy);
+  if (!trunc || trunc.getRoundingmodeAttr() ||
+      cast<BlockArgument>(trunc.getIn()).getArgNumber() != 0)
     return {};
   Value z = copy.getDpsInits()[0];
   auto zType = cast<MemRefType>(z.getType());
   auto alloc = z.getDefiningOp<memref::AllocOp>();
-  if (in.getArgNumber() != 0 || !alloc ||
-      alloc->getBlock() != copy->getBlock() ||
+  if (!alloc || alloc->getBlock() != copy->getBlock() ||
       !zType.getElementType().isBF16() || !zType.hasStaticShape() ||
       !zType.getLayout().isIdentity() ||
       zType.getShape() != cast<MemRefType>(y.getType()).getShape() ||
