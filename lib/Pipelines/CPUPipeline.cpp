@@ -29,7 +29,8 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           bool libraryEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
-                          int64_t flashBlockBytes, int64_t balanceThreads) {
+                          int64_t flashBlockBytes, int64_t balanceThreads,
+                          bool wholeKeyBlocks) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
@@ -40,6 +41,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     DatDecomposeFlashOptions flash;
     flash.keyTile = keyTile;
     flash.blockBytes = flashBlockBytes;
+    flash.wholeKeyBlocks = wholeKeyBlocks;
     pm.addPass(createDatDecomposeFlash(flash));
   }
   pm.addPass(createDatDecomposeToLinalg());
@@ -156,7 +158,9 @@ static void buildCPU(OpPassManager &pm, const Options &options,
         if (profilePoints)
           pm.addPass(createDatProfilePoints());
       },
-      /*flashBlockBytes=*/0, /*balanceThreads=*/threads);
+      /*flashBlockBytes=*/0, /*balanceThreads=*/threads,
+      // The emulation runs the GPU's key loops.
+      /*wholeKeyBlocks=*/options.emulateGPUTiles && options.wholeKeyBlocks);
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

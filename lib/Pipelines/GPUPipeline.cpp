@@ -67,7 +67,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
       // A relational attention tile's warp-row program is
       // alone on its SM: its key blocks may take all of
       // its shared memory.
-      /*flashBlockBytes=*/kMaxTileSharedMemory);
+      /*flashBlockBytes=*/kMaxTileSharedMemory, /*balanceThreads=*/0,
+      options.wholeKeyBlocks);
 
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose

@@ -78,7 +78,8 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
     with both a query and a key axis is larger than one block: the N×N
     scores, N×N×R relations and HYLA's N×N×d value network exist only as
     [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of the
-    tile can see. With `fuse-prologues`, the rotations that produce the
+    tile can see; with `whole-key-blocks`, the last block they visit is a
+    whole one (keys past the tile's last row masked). With `fuse-prologues`, the rotations that produce the
     queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
     after them are fused into the tile loads: computed per query tile and
     key block, never written whole; so are elementwise producers marked
@@ -94,7 +95,13 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
     Option<"blockBytes", "block-bytes", "int64_t", "0",
            "Bytes a bf16 relational attention tile's query tiles and key "
            "block may take (the GPU's shared memory): fewer keys per block "
-           "(halved, down to 16) until they fit; 0: no bound">
+           "(halved, down to 16) until they fit; 0: no bound">,
+    Option<"wholeKeyBlocks", "whole-key-blocks", "bool", "false",
+           "A causal tile's key loop runs to the end of the block that "
+           "holds its last visible key (the keys past it masked, like the "
+           "diagonal block's), so that where the key count is a static "
+           "multiple of the block every block is whole: static shapes, no "
+           "bounds checks (the GPU's warp programs)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -81,6 +81,14 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "next key block during this one's values (cp.async on "
                      "the GPU; dat-gpu-map-tiles async-copies)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> wholeKeyBlocks{
+      *this, "whole-key-blocks",
+      llvm::cl::desc("GPU and its emulation: a causal tile's key loop ends "
+                     "with a whole block (the keys past its last row "
+                     "masked), so that with a key count that is a multiple "
+                     "of the block every block has a static size "
+                     "(dat-decompose-flash whole-key-blocks)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "
@@ -349,13 +357,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// bounds a bf16 relational attention tile's key block (dat-decompose-flash
 /// block-bytes; 0: no bound). With `queryTile` 0, `balanceThreads` > 0
 /// chooses each op's query tile for that many threads (the CPU), else for
-/// the GPU's blocks (dat-tile-attention).
+/// the GPU's blocks (dat-tile-attention). `wholeKeyBlocks`: see
+/// dat-decompose-flash.
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
     bool fuseEpilogues, GemmStrategy gemm, bool libraryEpilogues,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
-    int64_t flashBlockBytes = 0, int64_t balanceThreads = 0);
+    int64_t flashBlockBytes = 0, int64_t balanceThreads = 0,
+    bool wholeKeyBlocks = false);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

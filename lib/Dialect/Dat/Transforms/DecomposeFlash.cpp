@@ -129,7 +129,8 @@ struct DecomposeFlashPass final
                                 blockBytes, 0)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateFlashAttentionPatterns(patterns, keyTile, blockBytes);
+    populateFlashAttentionPatterns(patterns, keyTile, blockBytes,
+                                   wholeKeyBlocks);
     // A key block's slice of the query tile's slice is one slice of the
     // original tensor, whose producer can then be fused into the key loop.
     tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);

@@ -29,24 +29,35 @@ namespace {
 using BlockBody = llvm::function_ref<SmallVector<Value>(
     OpBuilder &, Location, Value j0, OpFoldResult len, ValueRange state)>;
 
-/// for j0 = 0 to `upper` step `keyTile`, with len = min(keyTile, upper - j0)
-/// and `inits` carried through `body`.
-SmallVector<Value> buildKeyLoop(OpBuilder &b, Location loc, OpFoldResult upper,
+/// The keys [0, upper) a key loop visits; `wholeBlocks` where `upper` is a
+/// multiple of the block, so that every block has the block's static size.
+struct KeyRange {
+  OpFoldResult upper;
+  bool wholeBlocks = false;
+};
+
+/// for j0 = 0 to `keys.upper` step `keyTile`, with len = keyTile for whole
+/// blocks, else min(keyTile, upper - j0), and `inits` carried through `body`.
+SmallVector<Value> buildKeyLoop(OpBuilder &b, Location loc, KeyRange keys,
                                 int64_t keyTile, ValueRange inits,
                                 BlockBody body) {
   Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-  Value ub = getValueOrCreateConstantIndexOp(b, loc, upper);
+  Value ub = getValueOrCreateConstantIndexOp(b, loc, keys.upper);
   Value step = arith::ConstantIndexOp::create(b, loc, keyTile);
   auto loop = scf::ForOp::create(
       b, loc, lb, ub, step, inits,
       [&](OpBuilder &nb, Location nl, Value j0, ValueRange state) {
         AffineExpr d0, d1;
         bindDims(nb.getContext(), d0, d1);
-        OpFoldResult len = affine::makeComposedFoldedAffineMin(
-            nb, nl,
-            AffineMap::get(2, 0, {nb.getAffineConstantExpr(keyTile), d1 - d0},
-                           nb.getContext()),
-            {j0, ub});
+        OpFoldResult len =
+            keys.wholeBlocks
+                ? OpFoldResult(nb.getIndexAttr(keyTile))
+                : affine::makeComposedFoldedAffineMin(
+                      nb, nl,
+                      AffineMap::get(
+                          2, 0, {nb.getAffineConstantExpr(keyTile), d1 - d0},
+                          nb.getContext()),
+                      {j0, ub});
         scf::YieldOp::create(nb, nl, body(nb, nl, j0, len, state));
       });
   return loop.getResults();
@@ -73,15 +84,19 @@ Value blockQueryOffset(OpBuilder &b, Location loc, Value offset, Value j0) {
   return arith::SubIOp::create(b, loc, base, j0);
 }
 
-/// The last key any query of a causal op can see, + 1: min(Nk, Nq + offset).
+/// The last key any query of a causal op can see, + 1: min(Nk, Nq + offset),
+/// or with `roundTo` the end of the block of `roundTo` keys that holds it.
 /// Keys past it are masked with -inf for every row and are skipped.
 OpFoldResult causalKeyBound(OpBuilder &b, Location loc, OpFoldResult nk,
-                            OpFoldResult nq, Value offset) {
+                            OpFoldResult nq, Value offset,
+                            int64_t roundTo = 1) {
   AffineExpr d0, d1, d2;
   bindDims(b.getContext(), d0, d1, d2);
   Value off = offset ? offset : arith::ConstantIndexOp::create(b, loc, 0);
   return affine::makeComposedFoldedAffineMin(
-      b, loc, AffineMap::get(3, 0, {d0, d1 + d2}, b.getContext()),
+      b, loc,
+      AffineMap::get(3, 0, {d0, (d1 + d2).ceilDiv(roundTo) * roundTo},
+                     b.getContext()),
       {nk, nq, off});
 }
 
@@ -169,13 +184,24 @@ ScoreInputs keyBlock(OpBuilder &b, Location loc, ScoreInputs in, Value j0,
 }
 
 /// Keys a causal op can attend to: all of them, unless a -inf fill lets the
-/// blocks past the last visible key be skipped.
-OpFoldResult visibleKeys(OpBuilder &b, Location loc, const ScoreInputs &in) {
+/// blocks past the last visible key be skipped. With `wholeKeyBlocks`, a
+/// causal op's keys run to the end of the block of `keyTile` keys that holds
+/// its last visible key (the rest of that block masked, like the diagonal
+/// block), and where the op has a static multiple of `keyTile` keys every
+/// block is whole. (Other ops keep min(keyTile, Nk - j0) blocks: with static
+/// ones, ptxas unrolls the staging copies' fallback loops, and K1's tile at
+/// heads of 128 then needs 36 bytes of spills for 3 blocks per SM.)
+KeyRange visibleKeys(OpBuilder &b, Location loc, const ScoreInputs &in,
+                     int64_t keyTile, bool wholeKeyBlocks) {
   OpFoldResult nk = tensor::getMixedSize(b, loc, in.key, 2);
   if (!in.causal || in.fill)
-    return nk;
-  return causalKeyBound(b, loc, nk, tensor::getMixedSize(b, loc, in.query, 2),
-                        in.queryOffset);
+    return {nk};
+  OpFoldResult nq = tensor::getMixedSize(b, loc, in.query, 2);
+  if (!wholeKeyBlocks)
+    return {causalKeyBound(b, loc, nk, nq, in.queryOffset)};
+  std::optional<int64_t> keys = getConstantIntValue(nk);
+  return {causalKeyBound(b, loc, nk, nq, in.queryOffset, keyTile),
+          keys && *keys % keyTile == 0};
 }
 
 SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
@@ -186,11 +212,14 @@ SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
 
 /// A rewrite into loops over blocks of `keyTile` keys.
 template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
-  KeyBlockPattern(MLIRContext *ctx, int64_t keyTile, int64_t blockBytes)
-      : OpRewritePattern<OpTy>(ctx), keyTile(keyTile), blockBytes(blockBytes) {}
+  KeyBlockPattern(MLIRContext *ctx, int64_t keyTile, int64_t blockBytes,
+                  bool wholeKeyBlocks)
+      : OpRewritePattern<OpTy>(ctx), keyTile(keyTile), blockBytes(blockBytes),
+        wholeKeyBlocks(wholeKeyBlocks) {}
   int64_t keyTile;
   /// See populateFlashAttentionPatterns (0: no bound).
   int64_t blockBytes;
+  bool wholeKeyBlocks;
 };
 
 /// Bytes of a static shape's elements (nullopt where a dim is dynamic).
@@ -255,7 +284,8 @@ struct FlashAttention final : KeyBlockPattern<AttentionOp> {
     Value acc0 =
         zeros(rw, loc, tensor::getMixedSizes(rw, loc, op.getInit()), accTy);
     SmallVector<Value> state = buildKeyLoop(
-        rw, loc, visibleKeys(rw, loc, in), keyTile, {m0, l0, acc0},
+        rw, loc, visibleKeys(rw, loc, in, keyTile, wholeKeyBlocks), keyTile,
+        {m0, l0, acc0},
         [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
             ValueRange s) -> SmallVector<Value> {
           Value scores = buildScores(b, l, keyBlock(b, l, in, j0, len), accTy);
@@ -309,9 +339,9 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
     auto map = [&](ArrayRef<AffineExpr> r) {
       return AffineMap::get(5, 0, r, ctx);
     };
+    int64_t tile = relationalKeyTile(op, keyTile, blockBytes);
     SmallVector<Value> state = buildKeyLoop(
-        rw, loc, visibleKeys(rw, loc, in),
-        relationalKeyTile(op, keyTile, blockBytes),
+        rw, loc, visibleKeys(rw, loc, in, tile, wholeKeyBlocks), tile,
         {m0, l0, zeros(rw, loc, outShape, accTy),
          zeros(rw, loc, relShape, accTy)},
         [&](OpBuilder &nb, Location l, Value j0, OpFoldResult len,
@@ -398,7 +428,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
           sliceDim(b, l, op.getMask(), 1, j0, len), op.getCausal(),
           blockQueryOffset(b, l, op.getQueryOffset(), j0), scale, norm, accTy);
     };
-    OpFoldResult nk = tensor::getMixedSize(rw, loc, op.getKey(), 2);
+    KeyRange nk{tensor::getMixedSize(rw, loc, op.getKey(), 2)};
     SmallVector<OpFoldResult> outShape =
         tensor::getMixedSizes(rw, loc, op.getInit());
     Value acc0 = zeros(rw, loc, outShape, accTy);
@@ -468,9 +498,10 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
 } // namespace
 
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
-                                    int64_t keyTile, int64_t blockBytes) {
+                                    int64_t keyTile, int64_t blockBytes,
+                                    bool wholeKeyBlocks) {
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
-      patterns.getContext(), keyTile, blockBytes);
+      patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks);
 }
 
 } // namespace mlir::dat

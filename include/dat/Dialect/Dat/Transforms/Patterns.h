@@ -33,9 +33,13 @@ void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// With `blockBytes` (0: no bound), a bf16 relational attention tile takes
 /// fewer keys per block (halved, down to 16) until its query tiles and one
 /// key block of keys, relation keys, symbols and relations fit in that many
-/// bytes (the GPU block's shared memory).
+/// bytes (the GPU block's shared memory). With `wholeKeyBlocks`, a causal
+/// tile's key loop ends with the block holding its last visible key, whole
+/// (the keys past it masked), and where the key count is a static multiple
+/// of the block every block has a static size.
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
-                                    int64_t keyTile, int64_t blockBytes = 0);
+                                    int64_t keyTile, int64_t blockBytes = 0,
+                                    bool wholeKeyBlocks = false);
 
 /// Fuses the prologues of the tiled attention ops under `root` — RoPE,
 /// orthogonal maps and the transposes between them and attention — into the
