@@ -46,10 +46,11 @@ mode="${1:-}"
 # its key loop; -s46 is without both), M1 with cuBLAS's epilogues (β 0,
 # bf16 outputs). Session 48's whole key blocks in causal tiles (M1's
 # relational tile: 6,905 -> 2,479 instructions in its key loop; -nowhole
-# is without them) are A/B'd on M1 and on K1's causal tile.
+# is without them) are A/B'd on M1 and on K1's causal tile; so are its keys
+# rotated once (M1's tiles only have RoPE: -keyrope rotates them per block).
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-s46"
 default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-nowhole"
-default_bench+=",M1-dat-lm.bf16-cublas-nolibepi"
+default_bench+=",M1-dat-lm.bf16-cublas-keyrope,M1-dat-lm.bf16-cublas-nolibepi"
 default_bench+=",K2-ra-identity-n1024.bf16,K2-ra-identity-n1024.bf16-s46"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n4096-causal.bf16-nowhole"
 default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
@@ -108,7 +109,8 @@ prepare)
   # back at β 1 into f32, their fills and roundings as kernels, ...-libexp
   # with libdevice's expf, ...-noborder without the B-pair register order,
   # ...-s46 with neither (session 46's tiles), ...-nowhole with causal key
-  # loops whose last block is partial (A/Bs in one run).
+  # loops whose last block is partial, ...-keyrope with RoPE on the keys in
+  # every key block (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -124,6 +126,7 @@ prepare)
   [[ "$bench" != *-noborder* ]] || variants+=(--pipeline-variant noborder:b-pair-order=false)
   [[ "$bench" != *-s46* ]] || variants+=(--pipeline-variant s46:approximate-exp=false+b-pair-order=false)
   [[ "$bench" != *-nowhole* ]] || variants+=(--pipeline-variant nowhole:whole-key-blocks=false)
+  [[ "$bench" != *-keyrope* ]] || variants+=(--pipeline-variant keyrope:rotate-keys-once=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

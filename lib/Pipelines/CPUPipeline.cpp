@@ -30,7 +30,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
                           int64_t flashBlockBytes, int64_t balanceThreads,
-                          bool wholeKeyBlocks) {
+                          bool wholeKeyBlocks, bool rotateKeyBlocks) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
@@ -42,6 +42,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     flash.keyTile = keyTile;
     flash.blockBytes = flashBlockBytes;
     flash.wholeKeyBlocks = wholeKeyBlocks;
+    flash.rotateKeyBlocks = rotateKeyBlocks;
     pm.addPass(createDatDecomposeFlash(flash));
   }
   pm.addPass(createDatDecomposeToLinalg());
@@ -160,7 +161,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
       },
       /*flashBlockBytes=*/0, /*balanceThreads=*/threads,
       // The emulation runs the GPU's key loops.
-      /*wholeKeyBlocks=*/options.emulateGPUTiles && options.wholeKeyBlocks);
+      /*wholeKeyBlocks=*/options.emulateGPUTiles && options.wholeKeyBlocks,
+      /*rotateKeyBlocks=*/!(options.emulateGPUTiles && options.rotateKeysOnce));
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

@@ -68,7 +68,7 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
       // alone on its SM: its key blocks may take all of
       // its shared memory.
       /*flashBlockBytes=*/kMaxTileSharedMemory, /*balanceThreads=*/0,
-      options.wholeKeyBlocks);
+      options.wholeKeyBlocks, /*rotateKeyBlocks=*/!options.rotateKeysOnce);
 
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose

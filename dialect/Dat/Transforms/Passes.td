@@ -79,10 +79,12 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
     scores, N×N×R relations and HYLA's N×N×d value network exist only as
     [Bq,Bk] tiles. Causal tiles skip the key blocks that no query of the
     tile can see; with `whole-key-blocks`, the last block they visit is a
-    whole one (keys past the tile's last row masked). With `fuse-prologues`, the rotations that produce the
-    queries and keys (`dat.rope`, `dat.orthogonal_map`) and the transposes
-    after them are fused into the tile loads: computed per query tile and
-    key block, never written whole; so are elementwise producers marked
+    whole one (keys past the tile's last row masked). With
+    `fuse-prologues`, the rotations that produce the queries and keys
+    (`dat.rope`, `dat.orthogonal_map`) and the transposes after them are
+    fused into the tile loads: computed per query tile and key block, never
+    written whole (without `rotate-key-blocks`, the keys' RoPE is computed
+    once, before the tiles); so are elementwise producers marked
     `dat.recompute_per_tile` (APE's per-pair distance decay, computed from
     the positions), which would otherwise be N×N.
   }];
@@ -96,6 +98,11 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
            "Bytes a bf16 relational attention tile's query tiles and key "
            "block may take (the GPU's shared memory): fewer keys per block "
            "(halved, down to 16) until they fit; 0: no bound">,
+    Option<"rotateKeyBlocks", "rotate-key-blocks", "bool", "true",
+           "With fuse-prologues: RoPE on the keys computed per key block "
+           "too (in every query tile: N/rows times the rotation's work); "
+           "false: the keys rotated once, before the tiles, whose key "
+           "blocks then copy them (the GPU's staging copies)">,
     Option<"wholeKeyBlocks", "whole-key-blocks", "bool", "false",
            "A causal tile's key loop runs to the end of the block that "
            "holds its last visible key (the keys past it masked, like the "

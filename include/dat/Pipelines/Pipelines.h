@@ -89,6 +89,13 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "of the block every block has a static size "
                      "(dat-decompose-flash whole-key-blocks)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> rotateKeysOnce{
+      *this, "rotate-keys-once",
+      llvm::cl::desc("GPU and its emulation: RoPE on an attention tile's "
+                     "keys computed once, before the tiles, not in every "
+                     "query tile's key blocks; the key blocks are then "
+                     "copies (dat-decompose-flash rotate-key-blocks=false)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "
@@ -357,15 +364,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// bounds a bf16 relational attention tile's key block (dat-decompose-flash
 /// block-bytes; 0: no bound). With `queryTile` 0, `balanceThreads` > 0
 /// chooses each op's query tile for that many threads (the CPU), else for
-/// the GPU's blocks (dat-tile-attention). `wholeKeyBlocks`: see
-/// dat-decompose-flash.
+/// the GPU's blocks (dat-tile-attention). `wholeKeyBlocks`,
+/// `rotateKeyBlocks`: see dat-decompose-flash.
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
     bool fuseEpilogues, GemmStrategy gemm, bool libraryEpilogues,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
     int64_t flashBlockBytes = 0, int64_t balanceThreads = 0,
-    bool wholeKeyBlocks = false);
+    bool wholeKeyBlocks = false, bool rotateKeyBlocks = true);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

@@ -44,9 +44,16 @@ bool isPrologue(Operation *op) {
          (op && op->hasAttr(kRecomputePerTileAttr));
 }
 
+/// Whether `slice` takes a key block: it is in a key loop of a tile loop.
+bool inKeyLoop(tensor::ExtractSliceOp slice) {
+  auto loop = slice->getParentOfType<scf::ForOp>();
+  return loop && loop->getParentOfType<scf::ForallOp>();
+}
+
 } // namespace
 
-void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
+void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
+                            bool rotateKeyBlocks) {
   SmallVector<tensor::ExtractSliceOp> worklist;
   root->walk([&](tensor::ExtractSliceOp slice) {
     if (slice->getParentOfType<scf::ForallOp>() &&
@@ -55,6 +62,10 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root) {
   });
   while (!worklist.empty()) {
     tensor::ExtractSliceOp slice = worklist.pop_back_val();
+    if (!rotateKeyBlocks &&
+        isa_and_nonnull<RopeOp>(slice.getSource().getDefiningOp()) &&
+        inKeyLoop(slice))
+      continue; // the keys rotated once, before the tiles
     rewriter.setInsertionPoint(slice);
     std::optional<scf::SCFFuseProducerOfSliceResult> fused =
         scf::tileAndFuseProducerOfSlice(rewriter, slice, {});
@@ -138,7 +149,7 @@ struct DecomposeFlashPass final
       return signalPassFailure();
     if (fusePrologues) {
       IRRewriter rewriter(&getContext());
-      fuseAttentionPrologues(rewriter, getOperation());
+      fuseAttentionPrologues(rewriter, getOperation(), rotateKeyBlocks);
     }
   }
 };

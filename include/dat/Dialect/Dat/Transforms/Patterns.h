@@ -45,7 +45,10 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
 /// orthogonal maps and the transposes between them and attention — into the
 /// query tiles and key blocks that read them (tileAndFuseProducerOfSlice on
 /// the tiles' slices).
-void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root);
+/// With `rotateKeyBlocks` false, a key loop's RoPE is not fused: the keys
+/// are rotated once, before the tiles, and the key blocks read them.
+void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
+                            bool rotateKeyBlocks = true);
 
 /// Tiles each chain "contraction → elementwise ops" in `root` over blocks of
 /// `rows` rows, its single-use same-shape producers fused into the tile (see
