@@ -4,7 +4,7 @@ checked statically (no GPU needed).
 
     datc compile CONFIG ... --target cuda --emit ptx -o prog.ptx
     scripts/kernel-report.py prog.ptx [--json] [--fail-on-spills]
-                             [--require-tensor-cores]
+                             [--require-tensor-cores] [--key-loop]
 
 For every kernel of every kernel module in the file (`datc --emit ptx`
 writes one `// kernel module NAME` section per module), ptxas (sm_90, or
@@ -16,6 +16,11 @@ instructions the tensor-core work is made of: `mma.sync`, `wgmma.mma_async`,
 too (HMMA, HGMMA, LDGSTS, LDSM). Dynamic shared memory is set at launch by
 the host code and is not in the kernels: see `datc --emit llvm`.
 
+--key-loop                with SASS: per kernel with tensor-core work, its
+                          key loop (the largest loop, a backward branch's
+                          range, holding HMMA/HGMMA): its static
+                          instructions, and those outside its nested loops
+                          (JSON: always, as "key_loop")
 --fail-on-spills          exit 1 if any kernel spills registers
 --require-tensor-cores    exit 1 if no kernel has an mma or wgmma
 --attention-tensor-cores  exit 1 if a kernel of an attention op (dat's
@@ -105,26 +110,53 @@ def ptxas_info(ptxas, ptx, arch, workdir):
 
 
 def sass_counts(cuobjdump, cubin):
+    """Per kernel: the SASS_OPS counts and the key loop (see key_loop)."""
     r = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True,
                        text=True)
-    counts, kernel = {}, None
+    code, kernel = {}, None
     for line in r.stdout.splitlines():
         m = re.search(r"Function : (\w+)", line)
         if m:
-            kernel = counts.setdefault(m.group(1), dict.fromkeys(SASS_OPS, 0))
+            kernel = code.setdefault(m.group(1), [])
             continue
-        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)",
-                     line)
-        if m and kernel is not None and m.group(1) in SASS_OPS:
-            kernel[m.group(1)] += 1
+        m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?"
+                     r"([A-Z][A-Z0-9]*)(\S*\s+(0x[0-9a-f]+))?", line)
+        if m and kernel is not None:
+            target = m.group(4) if m.group(2) == "BRA" else None
+            kernel.append((int(m.group(1), 16), m.group(2),
+                           int(target, 16) if target else None))
+    counts = {}
+    for name, instrs in code.items():
+        counts[name] = {op: sum(1 for _, o, _ in instrs if o == op)
+                        for op in SASS_OPS}
+        loop = key_loop(instrs)
+        if loop:
+            counts[name]["key_loop"] = loop
     return counts
+
+
+def key_loop(instrs):
+    """The largest loop (a backward branch: [target, branch]) holding a
+    tensor-core instruction: its instruction count and the count outside
+    the loops nested in it; None without one."""
+    loops = [(t, a) for a, _, t in instrs if t is not None and t <= a]
+    mma = [a for a, op, _ in instrs if op in ("HMMA", "HGMMA")]
+    with_mma = [l for l in loops if any(l[0] <= a <= l[1] for a in mma)]
+    if not with_mma:
+        return None
+    lo, hi = max(with_mma, key=lambda l: l[1] - l[0])
+    inner = [l for l in loops if l != (lo, hi) and lo <= l[0] and l[1] <= hi]
+    body = [a for a, _, _ in instrs if lo <= a <= hi]
+    return {"instructions": len(body),
+            "outside_nested_loops": sum(
+                1 for a in body if not any(t <= a <= b for t, b in inner))}
 
 
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     flags = {a for a in argv if a.startswith("--")}
     unknown = flags - {"--json", "--fail-on-spills", "--require-tensor-cores",
-                       "--attention-tensor-cores"}
+                       "--attention-tensor-cores", "--key-loop"}
     if len(args) != 1 or unknown:
         sys.stderr.write(__doc__)
         return 2
@@ -161,7 +193,9 @@ def main(argv):
                 row["ptx"] = {k: len(p.findall(body))
                               for k, p in PTX_COUNTS.items()}
                 if name in sass:
-                    row["sass"] = sass[name]
+                    row["sass"] = dict(sass[name])
+                    if "key_loop" in row["sass"]:
+                        row["key_loop"] = row["sass"].pop("key_loop")
                 rows.append(row)
     if not rows:
         sys.stderr.write("kernel-report: %s: no kernels\n" % args[0])
@@ -173,7 +207,9 @@ def main(argv):
         print("%-*s %5s %4s %6s %6s %7s  %s" %
               (width, "module", "regs", "bars", "smem", "stack", "spills",
                "mma wgmma ldmatrix cp.async bulk" +
-               ("  | SASS " + " ".join(SASS_OPS) if cuobjdump else "")))
+               ("  | SASS " + " ".join(SASS_OPS) if cuobjdump else "") +
+               ("  | key loop (outside nested)"
+                if cuobjdump and "--key-loop" in flags else "")))
         for r in rows:
             p = r["ptx"]
             line = "%-*s %5d %4d %6d %6d %7d  %3d %5d %8d %8d %4d" % (
@@ -182,6 +218,9 @@ def main(argv):
                 p["wgmma"], p["ldmatrix"], p["cp.async"], p["cp.async.bulk"])
             if "sass" in r:
                 line += "  | " + " ".join(str(r["sass"][k]) for k in SASS_OPS)
+            if "key_loop" in r and "--key-loop" in flags:
+                line += "  | %d (%d)" % (r["key_loop"]["instructions"],
+                                         r["key_loop"]["outside_nested_loops"])
             print(line)
         print("%d kernels; %s" % (len(rows), "SASS counted with " + cuobjdump
                                   if cuobjdump else

@@ -24,13 +24,13 @@
 namespace mlir::dat {
 
 void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
-                          int64_t queryTile, int64_t keyTile,
+                          int64_t queryTile,
+                          const DatDecomposeFlashOptions &flash,
                           bool fuseEpilogues, GemmStrategy gemm,
                           bool libraryEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
-                          int64_t flashBlockBytes, int64_t balanceThreads,
-                          bool wholeKeyBlocks, bool rotateKeyBlocks) {
+                          int64_t balanceThreads) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
@@ -38,11 +38,6 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     tiles.queryTile = queryTile;
     tiles.balanceThreads = balanceThreads;
     pm.addPass(createDatTileAttention(tiles));
-    DatDecomposeFlashOptions flash;
-    flash.keyTile = keyTile;
-    flash.blockBytes = flashBlockBytes;
-    flash.wholeKeyBlocks = wholeKeyBlocks;
-    flash.rotateKeyBlocks = rotateKeyBlocks;
     pm.addPass(createDatDecomposeFlash(flash));
   }
   pm.addPass(createDatDecomposeToLinalg());
@@ -104,8 +99,13 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   int64_t threads = options.tileThreads > 0
                         ? static_cast<int64_t>(options.tileThreads)
                         : llvm::hardware_concurrency().compute_thread_count();
+  DatDecomposeFlashOptions flash;
+  flash.keyTile = options.keyTile;
+  // The emulation runs the GPU's key loops.
+  flash.wholeKeyBlocks = options.emulateGPUTiles && options.wholeKeyBlocks;
+  flash.rotateKeysOnce = options.emulateGPUTiles && options.rotateKeysOnce;
   buildLinalgOnBuffers(
-      pm, options.tileAttention, options.queryTile, options.keyTile,
+      pm, options.tileAttention, options.queryTile, flash,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),
       options.libraryEpilogues,
       [](OpPassManager &pm) {
@@ -159,10 +159,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
         if (profilePoints)
           pm.addPass(createDatProfilePoints());
       },
-      /*flashBlockBytes=*/0, /*balanceThreads=*/threads,
-      // The emulation runs the GPU's key loops.
-      /*wholeKeyBlocks=*/options.emulateGPUTiles && options.wholeKeyBlocks,
-      /*rotateKeyBlocks=*/!(options.emulateGPUTiles && options.rotateKeysOnce));
+      /*balanceThreads=*/threads);
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

@@ -56,19 +56,19 @@ static void setShortSharedPointers(bool on) {
 
 template <typename Options>
 static void buildGPU(OpPassManager &pm, const Options &options) {
-  buildLinalgOnBuffers(
-      pm, /*tileAttention=*/true, options.queryTile, options.keyTile,
-      options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/true),
-      options.libraryEpilogues,
-      [](OpPassManager &nested) {
-        nested.addPass(createDatGPUStageConstants());
-      },
-      /*beforeBufferize=*/nullptr,
-      // A relational attention tile's warp-row program is
-      // alone on its SM: its key blocks may take all of
-      // its shared memory.
-      /*flashBlockBytes=*/kMaxTileSharedMemory, /*balanceThreads=*/0,
-      options.wholeKeyBlocks, /*rotateKeyBlocks=*/!options.rotateKeysOnce);
+  DatDecomposeFlashOptions flash;
+  flash.keyTile = options.keyTile;
+  // A relational attention tile's warp-row program is alone on its SM: its
+  // key blocks may take all of its shared memory.
+  flash.blockBytes = kMaxTileSharedMemory;
+  flash.wholeKeyBlocks = options.wholeKeyBlocks;
+  flash.rotateKeysOnce = options.rotateKeysOnce;
+  buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile, flash,
+                       options.fuseEpilogues,
+                       resolveGemm(options.gemm, /*cuda=*/true),
+                       options.libraryEpilogues, [](OpPassManager &nested) {
+                         nested.addPass(createDatGPUStageConstants());
+                       });
 
   // Each flash tile loop becomes one kernel, a block per tile; the rest of
   // the program (projections, norms, ...) one kernel per linalg op, whose

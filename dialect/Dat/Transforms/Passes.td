@@ -83,8 +83,8 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
     `fuse-prologues`, the rotations that produce the queries and keys
     (`dat.rope`, `dat.orthogonal_map`) and the transposes after them are
     fused into the tile loads: computed per query tile and key block, never
-    written whole (without `rotate-key-blocks`, the keys' RoPE is computed
-    once, before the tiles); so are elementwise producers marked
+    written whole (with `rotate-keys-once`, the keys' RoPE is computed once,
+    before the tiles); so are elementwise producers marked
     `dat.recompute_per_tile` (APE's per-pair distance decay, computed from
     the positions), which would otherwise be N×N.
   }];
@@ -98,11 +98,11 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
            "Bytes a bf16 relational attention tile's query tiles and key "
            "block may take (the GPU's shared memory): fewer keys per block "
            "(halved, down to 16) until they fit; 0: no bound">,
-    Option<"rotateKeyBlocks", "rotate-key-blocks", "bool", "true",
-           "With fuse-prologues: RoPE on the keys computed per key block "
-           "too (in every query tile: N/rows times the rotation's work); "
-           "false: the keys rotated once, before the tiles, whose key "
-           "blocks then copy them (the GPU's staging copies)">,
+    Option<"rotateKeysOnce", "rotate-keys-once", "bool", "false",
+           "With fuse-prologues: RoPE on the keys computed once, before the "
+           "tiles, whose key blocks then copy them (the GPU's staging "
+           "copies), not per key block (in every query tile: N/rows times "
+           "the rotation's work)">,
     Option<"wholeKeyBlocks", "whole-key-blocks", "bool", "false",
            "A causal tile's key loop runs to the end of the block that "
            "holds its last visible key (the keys past it masked, like the "

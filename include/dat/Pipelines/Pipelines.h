@@ -11,6 +11,7 @@
 #define DAT_PIPELINES_PIPELINES_H
 
 #include "dat/Conversion/Passes.h"
+#include "dat/Dialect/Dat/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -94,7 +95,7 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("GPU and its emulation: RoPE on an attention tile's "
                      "keys computed once, before the tiles, not in every "
                      "query tile's key blocks; the key blocks are then "
-                     "copies (dat-decompose-flash rotate-key-blocks=false)"),
+                     "copies (dat-decompose-flash rotate-keys-once)"),
       llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
@@ -355,24 +356,22 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 /// bufferization, loops, LLVM.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// The shared front half: (flash tiling), decomposition, bufferization with
-/// `beforeDealloc`'s passes (may be null) ahead of buffer deallocation.
+/// The shared front half: (flash tiling and dat-decompose-flash with
+/// `flash`'s options), decomposition, bufferization with `beforeDealloc`'s
+/// passes (may be null) ahead of buffer deallocation.
 /// Projections are fused with their epilogues, or with `gemmLibrary` left
 /// whole and turned into calls of the runtime's GEMM (which with
 /// `libraryEpilogues` take zero fills and bf16 roundings around them).
-/// `flashBlockBytes`
-/// bounds a bf16 relational attention tile's key block (dat-decompose-flash
-/// block-bytes; 0: no bound). With `queryTile` 0, `balanceThreads` > 0
-/// chooses each op's query tile for that many threads (the CPU), else for
-/// the GPU's blocks (dat-tile-attention). `wholeKeyBlocks`,
-/// `rotateKeyBlocks`: see dat-decompose-flash.
+/// With `queryTile` 0, `balanceThreads` > 0 chooses each op's query tile for
+/// that many threads (the CPU), else for the GPU's blocks
+/// (dat-tile-attention).
 void buildLinalgOnBuffers(
-    OpPassManager &pm, bool tileAttention, int64_t queryTile, int64_t keyTile,
-    bool fuseEpilogues, GemmStrategy gemm, bool libraryEpilogues,
+    OpPassManager &pm, bool tileAttention, int64_t queryTile,
+    const DatDecomposeFlashOptions &flash, bool fuseEpilogues,
+    GemmStrategy gemm, bool libraryEpilogues,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
-    int64_t flashBlockBytes = 0, int64_t balanceThreads = 0,
-    bool wholeKeyBlocks = false, bool rotateKeyBlocks = true);
+    int64_t balanceThreads = 0);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

@@ -53,7 +53,7 @@ bool inKeyLoop(tensor::ExtractSliceOp slice) {
 } // namespace
 
 void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
-                            bool rotateKeyBlocks) {
+                            bool rotateKeysOnce) {
   SmallVector<tensor::ExtractSliceOp> worklist;
   root->walk([&](tensor::ExtractSliceOp slice) {
     if (slice->getParentOfType<scf::ForallOp>() &&
@@ -62,7 +62,7 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
   });
   while (!worklist.empty()) {
     tensor::ExtractSliceOp slice = worklist.pop_back_val();
-    if (!rotateKeyBlocks &&
+    if (rotateKeysOnce &&
         isa_and_nonnull<RopeOp>(slice.getSource().getDefiningOp()) &&
         inKeyLoop(slice))
       continue; // the keys rotated once, before the tiles
@@ -149,7 +149,7 @@ struct DecomposeFlashPass final
       return signalPassFailure();
     if (fusePrologues) {
       IRRewriter rewriter(&getContext());
-      fuseAttentionPrologues(rewriter, getOperation(), rotateKeyBlocks);
+      fuseAttentionPrologues(rewriter, getOperation(), rotateKeysOnce);
     }
   }
 };

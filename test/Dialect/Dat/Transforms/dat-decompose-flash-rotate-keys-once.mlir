@@ -1,11 +1,11 @@
 // RUN: dat-opt %s --dat-tile-attention="query-tile=64" \
-// RUN:   --dat-decompose-flash="key-tile=32 rotate-key-blocks=false" \
+// RUN:   --dat-decompose-flash="key-tile=32 rotate-keys-once=true" \
 // RUN:   --canonicalize | FileCheck %s
 
-// Without rotate-key-blocks (the GPU's pipeline), RoPE on the keys runs once,
+// With rotate-keys-once (the GPU's pipeline), RoPE on the keys runs once,
 // on the whole [2,256,2,32] keys before the tiles, and each key block is
 // the transpose of its slice of them (a copy the GPU stages); the queries'
-// RoPE is still computed per query tile. With it (the default, the CPU's
+// RoPE is still computed per query tile. Without it (the default, the CPU's
 // pipeline: dat-decompose-flash.mlir, @rope_prologue) every query tile
 // rotates every key block again.
 // CHECK-LABEL: func.func @rope_keys_once

@@ -45,10 +45,10 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
 /// orthogonal maps and the transposes between them and attention — into the
 /// query tiles and key blocks that read them (tileAndFuseProducerOfSlice on
 /// the tiles' slices).
-/// With `rotateKeyBlocks` false, a key loop's RoPE is not fused: the keys
-/// are rotated once, before the tiles, and the key blocks read them.
+/// With `rotateKeysOnce`, a key loop's RoPE is not fused: the keys are
+/// rotated once, before the tiles, and the key blocks read them.
 void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
-                            bool rotateKeyBlocks = true);
+                            bool rotateKeysOnce = false);
 
 /// Tiles each chain "contraction → elementwise ops" in `root` over blocks of
 /// `rows` rows, its single-use same-shape producers fused into the tile (see
