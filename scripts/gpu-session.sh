@@ -48,13 +48,19 @@ mode="${1:-}"
 # relational tile: 6,905 -> 2,479 instructions in its key loop; -nowhole
 # is without them) are A/B'd on M1 and on K1's causal tile; so are its keys
 # rotated once (M1's tiles only have RoPE: -keyrope rotates them per block).
+# Session 49's HYLA tile (its value network's second product on tensor
+# cores, 16-key blocks all in shared memory instead of 64-key blocks in
+# global scratch; HYLA was 0.19x torch.compile in session 46) comes second,
+# against session 48's tile (-s48); M2's relational tile moved out of
+# scratch too (-scratch keeps it there).
 default_bench="K1-attn-d64-n4096.bf16,K1-attn-d64-n4096.bf16-s46"
+default_bench+=",K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-s48"
 default_bench+=",M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-nowhole"
 default_bench+=",M1-dat-lm.bf16-cublas-keyrope,M1-dat-lm.bf16-cublas-nolibepi"
 default_bench+=",K2-ra-identity-n1024.bf16,K2-ra-identity-n1024.bf16-s46"
 default_bench+=",K1-attn-d64-n4096-causal.bf16,K1-attn-d64-n4096-causal.bf16-nowhole"
 default_bench+=",K1-attn-d128-n4096-causal.bf16,K1-attn-d128-n4096-causal.bf16-nobudget"
-default_bench+=",M3-vit-b16.bf16-cublas,M2-vision-dat.bf16-cublas"
+default_bench+=",M3-vit-b16.bf16-cublas,M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-scratch"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
 default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
@@ -63,7 +69,8 @@ default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-
 sanitize_programs=(
   cuda-golden/attention_rope_causal_gqa cuda-golden/attention_rope_causal_gqa.bf16
   cuda-golden/ra_relpos_symbols cuda-golden/ra_relpos_symbols.bf16
-  cuda-golden/hyla_softmax_default.bf16 cuda-golden/ape_sequential_selfmha.bf16
+  cuda-golden/hyla_softmax_default.bf16 cuda-golden/hyla_rmshead_mlprelu.bf16
+  cuda-golden/ape_sequential_selfmha.bf16
   cuda-golden/encoder_block.bf16 cuda-golden/transformer_lm.bf16
   gpu-session/tiny-dat-lm gpu-session/tiny-dat-lm.bf16
 )
@@ -110,7 +117,10 @@ prepare)
   # with libdevice's expf, ...-noborder without the B-pair register order,
   # ...-s46 with neither (session 46's tiles), ...-nowhole with causal key
   # loops whose last block is partial, ...-keyrope with RoPE on the keys in
-  # every key block (A/Bs in one run).
+  # every key block, ...-s48 with session 48's HYLA tiles (64-key blocks
+  # in scratch, the value network's second product on CUDA cores),
+  # ...-scratch with tile buffers past 96 KiB in global scratch (A/Bs in
+  # one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -127,6 +137,8 @@ prepare)
   [[ "$bench" != *-s46* ]] || variants+=(--pipeline-variant s46:approximate-exp=false+b-pair-order=false)
   [[ "$bench" != *-nowhole* ]] || variants+=(--pipeline-variant nowhole:whole-key-blocks=false)
   [[ "$bench" != *-keyrope* ]] || variants+=(--pipeline-variant keyrope:rotate-keys-once=false)
+  [[ "$bench" != *-s48* ]] || variants+=(--pipeline-variant s48:fit-key-blocks=false+narrow-value-network=false+shared-over-scratch=false)
+  [[ "$bench" != *-scratch* ]] || variants+=(--pipeline-variant scratch:shared-over-scratch=false)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

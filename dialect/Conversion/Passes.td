@@ -141,7 +141,11 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     rows of `Σ_j α[h, i, j] · r[ℓ, i, j]` from there. A tile of 8 warps
     (relational attention's 8 heads, 16 rows each), or of 7, keeps an SM's
     registers alone (the rule dat-gpu-kernel-occupancy applies too), so its
-    buffers may take `whole-sm-shared-memory` bytes.
+    buffers may take `whole-sm-shared-memory` bytes. So may any tile whose
+    own buffers (before staging) exceed `shared-memory` but fit in that
+    much, with `shared-over-scratch`: one block on the SM reading shared
+    memory beats two whose buffers make round trips through global memory
+    (HYLA's block-wide tile, position-relative symbols' relational tile).
 
     With `async-copies`, a key loop's staging copies into shared memory are
     issued as soon as their buffers are free: each right after the barrier
@@ -183,7 +187,11 @@ def DatGPUMapTiles : Pass<"dat-gpu-map-tiles"> {
     Option<"asyncCopies", "async-copies", "bool", "true",
            "A key loop's staging copies issued as soon as their buffers are "
            "free, each waited for at the barrier that followed it (cp.async "
-           "on the GPU)">
+           "on the GPU)">,
+    Option<"sharedOverScratch", "shared-over-scratch", "bool", "true",
+           "A tile whose own buffers exceed shared-memory but fit in "
+           "whole-sm-shared-memory takes that much (one block per SM) "
+           "instead of putting the rest in global scratch">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

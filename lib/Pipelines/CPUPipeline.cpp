@@ -101,9 +101,14 @@ static void buildCPU(OpPassManager &pm, const Options &options,
                         : llvm::hardware_concurrency().compute_thread_count();
   DatDecomposeFlashOptions flash;
   flash.keyTile = options.keyTile;
-  // The emulation runs the GPU's key loops.
+  // The emulation runs the GPU's key loops (and key blocks sized for its
+  // shared memory).
+  if (options.emulateGPUTiles && options.fitKeyBlocks)
+    flash.blockBytes = kMaxTileSharedMemory;
   flash.wholeKeyBlocks = options.emulateGPUTiles && options.wholeKeyBlocks;
   flash.rotateKeysOnce = options.emulateGPUTiles && options.rotateKeysOnce;
+  flash.narrowValueNetwork =
+      options.emulateGPUTiles && options.narrowValueNetwork;
   buildLinalgOnBuffers(
       pm, options.tileAttention, options.queryTile, flash,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),
@@ -177,6 +182,7 @@ static void buildCPU(OpPassManager &pm, const Options &options,
                                    /*vectorCopies=*/true,
                                    options.wideMmaTiles};
     mapTiles.asyncCopies = options.asyncCopies;
+    mapTiles.sharedOverScratch = options.sharedOverScratch;
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
     // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
     VectorTransferToSCFOptions transfers;

@@ -60,9 +60,10 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   flash.keyTile = options.keyTile;
   // A relational attention tile's warp-row program is alone on its SM: its
   // key blocks may take all of its shared memory.
-  flash.blockBytes = kMaxTileSharedMemory;
+  flash.blockBytes = options.fitKeyBlocks ? kMaxTileSharedMemory : 0;
   flash.wholeKeyBlocks = options.wholeKeyBlocks;
   flash.rotateKeysOnce = options.rotateKeysOnce;
+  flash.narrowValueNetwork = options.narrowValueNetwork;
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile, flash,
                        options.fuseEpilogues,
                        resolveGemm(options.gemm, /*cuda=*/true),
@@ -78,6 +79,7 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
                                  options.warpRows,    options.vectorCopies,
                                  options.wideMmaTiles};
   mapTiles.asyncCopies = options.asyncCopies;
+  mapTiles.sharedOverScratch = options.sharedOverScratch;
   pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.

@@ -97,7 +97,9 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
     Option<"blockBytes", "block-bytes", "int64_t", "0",
            "Bytes a bf16 relational attention tile's query tiles and key "
            "block may take (the GPU's shared memory): fewer keys per block "
-           "(halved, down to 16) until they fit; 0: no bound">,
+           "(halved, down to 16) until they fit; likewise a bf16 HYLA "
+           "tile's query tile, accumulator and key block (down to 8); 0: no "
+           "bound">,
     Option<"rotateKeysOnce", "rotate-keys-once", "bool", "false",
            "With fuse-prologues: RoPE on the keys computed once, before the "
            "tiles, whose key blocks then copy them (the GPU's staging "
@@ -108,7 +110,12 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
            "holds its last visible key (the keys past it masked, like the "
            "diagonal block's), so that where the key count is a static "
            "multiple of the block every block is whole: static shapes, no "
-           "bounds checks (the GPU's warp programs)">
+           "bounds checks (the GPU's warp programs)">,
+    Option<"narrowValueNetwork", "narrow-value-network", "bool", "false",
+           "HYLA's generated value network z = φ(Σ_h a·v) kept in the "
+           "values' element type (bf16 in a bf16 program) between its two "
+           "products, so that o = Σ_j a·z has a bf16 operand and runs on "
+           "tensor cores (which round it to bf16 anyway); false: f32">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -15,7 +15,7 @@
 
 #include "dat/Conversion/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -113,12 +113,16 @@ inline constexpr int64_t kMaxWarpRowWarps = 8;
 /// the output's values (a zero fill before it made redundant); each op of
 /// `epilogue` (in-place elementwise generics on the output,
 /// isWarpMmaEpilogue) is applied to the accumulators before they are
-/// written, and erased. Fails, changing nothing, where `op` is not such a
+/// written, and erased. With `narrowing` (isWarpMmaNarrowing), the tiles go
+/// through its body into its output instead of the contraction's, and it is
+/// erased too. Fails, changing nothing, where `op` is not such a
 /// contraction.
-LogicalResult
-buildWarpMmaContraction(RewriterBase &rewriter, linalg::LinalgOp op, Value warp,
-                        int64_t warps, bool wide = true, bool fromZeros = false,
-                        ArrayRef<linalg::GenericOp> epilogue = {});
+LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op, Value warp,
+                                      int64_t warps, bool wide = true,
+                                      bool fromZeros = false,
+                                      ArrayRef<linalg::GenericOp> epilogue = {},
+                                      linalg::GenericOp narrowing = nullptr);
 
 /// The scalar op `inner` of an elementwise body on vectors of `shape`: its
 /// operands looked up in `map` (a value from outside the body broadcast),
@@ -136,6 +140,18 @@ bool hasScalarElementwiseBody(linalg::GenericOp op, bool allowIndex);
 /// (identity map, every loop parallel, no other operand) with a body of
 /// scalar arith and math ops (a scale, an activation).
 bool isWarpMmaEpilogue(linalg::LinalgOp contraction, linalg::GenericOp generic);
+
+/// The in-place epilogue generics that follow `contraction` (in order).
+SmallVector<linalg::GenericOp>
+collectWarpMmaEpilogue(linalg::LinalgOp contraction);
+
+/// Whether `generic` writes an elementwise function of `contraction`'s
+/// output alone (a rounding to bf16, say) into another buffer of the same
+/// shape: identity maps, every loop parallel, a body of scalar arith and
+/// math ops that does not read its output. The contraction's tiles can then
+/// go there directly, its own output never written.
+bool isWarpMmaNarrowing(linalg::LinalgOp contraction,
+                        linalg::GenericOp generic);
 
 /// The fragment a lane holds of an MMA operand tile (vector<16x16xT>: 8
 /// elements, vector<8x16xT>: 4, vector<16x8xT>: 4) or of a row vector of a

@@ -97,6 +97,27 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "query tile's key blocks; the key blocks are then "
                      "copies (dat-decompose-flash rotate-keys-once)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> fitKeyBlocks{
+      *this, "fit-key-blocks",
+      llvm::cl::desc("GPU and its emulation, bf16: relational attention's "
+                     "and HYLA's key blocks made smaller until a tile's "
+                     "buffers fit in the SM's shared memory "
+                     "(dat-decompose-flash block-bytes)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> sharedOverScratch{
+      *this, "shared-over-scratch",
+      llvm::cl::desc("GPU and its emulation: a tile whose buffers exceed "
+                     "the block's shared memory but fit in the SM's takes "
+                     "the SM's (one block per SM) instead of global "
+                     "scratch (dat-gpu-map-tiles shared-over-scratch)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> narrowValueNetwork{
+      *this, "narrow-value-network",
+      llvm::cl::desc("GPU and its emulation: HYLA's value network z kept "
+                     "in bf16 between its two products in a bf16 program, "
+                     "so that its second product (Σ_j a·z) runs on tensor "
+                     "cores (dat-decompose-flash narrow-value-network)"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "

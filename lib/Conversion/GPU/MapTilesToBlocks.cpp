@@ -462,7 +462,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
                                  int64_t wholeSMSharedLimit, bool emulate,
                                  bool mma, bool warpRows, bool vectorCopies,
-                                 bool wideTiles, bool asyncCopies) {
+                                 bool wideTiles, bool asyncCopies,
+                                 bool sharedOverScratch) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
 
@@ -480,6 +481,65 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     if (succeeded(warps) && rowsInRegistersBlocksPerSM(*warps * kWarpSize) == 1)
       sharedLimit = std::max(sharedLimit, wholeSMSharedLimit);
   }
+  // A warp MMA contraction from zeros whose output buffer is otherwise only
+  // read by a narrowing copy (HYLA's value network rounded to bf16) writes
+  // the copy's buffer itself: its own is never laid out, and goes.
+  bool warpMma = mma && blockSize % kWarpSize == 0;
+  DenseMap<Operation *, linalg::GenericOp> narrowings;
+  SmallPtrSet<Operation *, 4> unplaced;
+  forall.getBody()->walk([&](linalg::LinalgOp op) {
+    if (!warpMma || !isWarpMmaContraction(op))
+      return;
+    auto alloc = op.getDpsInits()[0].getDefiningOp<memref::AllocOp>();
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+    if (!alloc || !fill || fill.getDpsInits()[0] != alloc.getResult() ||
+        !matchPattern(fill.value(), m_PosZeroFloat()))
+      return;
+    SmallVector<linalg::GenericOp> epilogue = collectWarpMmaEpilogue(op);
+    Operation *last = epilogue.empty() ? op.getOperation() : epilogue.back();
+    // (Past the allocation of the copy's buffer.)
+    Operation *next = last->getNextNode();
+    while (isa_and_nonnull<memref::AllocOp>(next))
+      next = next->getNextNode();
+    auto copy = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!copy || !isWarpMmaNarrowing(op, copy))
+      return;
+    // The copy's buffer, which the contraction's writes will need: a tile
+    // buffer whose sizes are known before the fill.
+    auto target = copy.getDpsInits()[0].getDefiningOp<memref::AllocOp>();
+    if (!target || target->getBlock() != fill->getBlock() ||
+        !llvm::all_of(target->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return !def || def->getBlock() != fill->getBlock() ||
+                 def->isBeforeInBlock(fill);
+        }))
+      return;
+    SmallPtrSet<Operation *, 8> known = {fill, op, copy};
+    for (linalg::GenericOp generic : epilogue)
+      known.insert(generic);
+    if (llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+          return known.contains(user) || isa<memref::DeallocOp>(user);
+        })) {
+      narrowings[op] = copy;
+      unplaced.insert(alloc);
+      if (fill->isBeforeInBlock(target))
+        rewriter.moveOpBefore(target, fill);
+    }
+  });
+
+  // A tile whose own buffers would spill into global scratch takes the SM's
+  // shared memory if that holds them: its buffers are read and written at
+  // every key block, a round trip through L2 or HBM each time, which costs
+  // more than the second block per SM the larger request gives up.
+  if (sharedOverScratch && wholeSMSharedLimit > sharedLimit) {
+    int64_t own = 0;
+    forall.getBody()->walk([&](memref::AllocOp alloc) {
+      if (!unplaced.contains(alloc))
+        own += *boundBytes(alloc);
+    });
+    if (own > sharedLimit && own <= wholeSMSharedLimit)
+      sharedLimit = wholeSMSharedLimit;
+  }
   SmallPtrSet<Operation *, 8> staged =
       stageOperands(rewriter, forall, sharedLimit);
   // FlashAttention-2's structure where the body takes it: a warp per 16
@@ -487,8 +547,12 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   // copies.
   if (mma && warpRows) {
     FailureOr<int64_t> warps = buildWarpRowProgram(rewriter, forall, emulate);
-    if (succeeded(warps))
+    if (succeeded(warps)) {
       blockSize = *warps * kWarpSize;
+      // (Its contractions are register tiles now.)
+      narrowings.clear();
+      unplaced.clear();
+    }
   }
 
   // Lay out the tile buffers: shared memory for the staged operands first,
@@ -499,7 +563,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       allocs.push_back(alloc);
   });
   forall.getBody()->walk([&](memref::AllocOp alloc) {
-    if (!staged.contains(alloc))
+    if (!staged.contains(alloc) && !unplaced.contains(alloc))
       allocs.push_back(alloc);
   });
   SmallVector<TileBuffer> buffers;
@@ -678,7 +742,6 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   // it (its accumulators start at zero) and the in-place elementwise ops
   // just after it (a scale, an activation: applied to its accumulators
   // before they are written): a pass over the buffer and a barrier each.
-  bool warpMma = mma && blockSize % kWarpSize == 0;
   DenseMap<Operation *, SmallVector<linalg::GenericOp>> epilogues;
   DenseSet<Operation *> zeroFilled, fusedFills, fusedEpilogues;
   for (linalg::LinalgOp op : warpMma ? ops : ArrayRef<linalg::LinalgOp>{}) {
@@ -691,12 +754,12 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       zeroFilled.insert(op);
       fusedFills.insert(fill);
     }
-    for (auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
-         next && isWarpMmaEpilogue(op, next);
-         next = dyn_cast_or_null<linalg::GenericOp>(next->getNextNode())) {
+    for (linalg::GenericOp next : collectWarpMmaEpilogue(op)) {
       epilogues[op].push_back(next);
       fusedEpilogues.insert(next);
     }
+    if (linalg::GenericOp copy = narrowings.lookup(op))
+      fusedEpilogues.insert(copy);
   }
   for (linalg::LinalgOp op : ops) {
     // (The epilogues are gone with their contractions: not dereferenced.)
@@ -711,16 +774,19 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     // bf16 contractions on the warps' tensor cores.
     if (warpMma && isWarpMmaContraction(op)) {
       SmallVector<linalg::GenericOp> epilogue = epilogues.lookup(op);
-      if (!epilogue.empty())
+      linalg::GenericOp narrowing = narrowings.lookup(op);
+      if (narrowing)
+        next = narrowing->getNextNode();
+      else if (!epilogue.empty())
         next = epilogue.back()->getNextNode();
       Value warp;
       rewriter.setInsertionPoint(op);
       if (!emulate)
         warp =
             arith::DivUIOp::create(rewriter, opLoc, threadId, index(kWarpSize));
-      if (failed(buildWarpMmaContraction(rewriter, op, warp,
-                                         blockSize / kWarpSize, wideTiles,
-                                         zeroFilled.contains(op), epilogue)))
+      if (failed(buildWarpMmaContraction(
+              rewriter, op, warp, blockSize / kWarpSize, wideTiles,
+              zeroFilled.contains(op), epilogue, narrowing)))
         return failure();
       if (!emulate) {
         rewriter.setInsertionPoint(next);
@@ -752,6 +818,15 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     }
   }
 
+  // The narrowed contractions' own buffers, no longer used.
+  for (Operation *alloc : unplaced) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    if (!alloc->use_empty())
+      return failure();
+    rewriter.eraseOp(alloc);
+  }
   // (The emulation's threads run one after another: no barriers.)
   if (emulate)
     for (Operation *barrier : pipeline.readyBarriers)
@@ -806,7 +881,8 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
     for (scf::ForallOp forall : loops)
       if (failed(mapTileLoop(rewriter, forall, blockSize, sharedMemory,
                              wholeSMSharedMemory, emulate, mma, warpRows,
-                             vectorCopies, wideTiles, asyncCopies))) {
+                             vectorCopies, wideTiles, asyncCopies,
+                             sharedOverScratch))) {
         forall.emitError("dat-gpu-map-tiles: cannot map this tile loop");
         return signalPassFailure();
       }

@@ -281,6 +281,31 @@ bool isWarpMmaEpilogue(linalg::LinalgOp contraction,
   return hasScalarElementwiseBody(generic, /*allowIndex=*/false);
 }
 
+SmallVector<linalg::GenericOp>
+collectWarpMmaEpilogue(linalg::LinalgOp contraction) {
+  SmallVector<linalg::GenericOp> epilogue;
+  for (auto next =
+           dyn_cast_or_null<linalg::GenericOp>(contraction->getNextNode());
+       next && isWarpMmaEpilogue(contraction, next);
+       next = dyn_cast_or_null<linalg::GenericOp>(next->getNextNode()))
+    epilogue.push_back(next);
+  return epilogue;
+}
+
+bool isWarpMmaNarrowing(linalg::LinalgOp contraction,
+                        linalg::GenericOp generic) {
+  Value out = contraction.getDpsInits()[0];
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInputs()[0] != out || generic.getDpsInits()[0] == out ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }) ||
+      !generic.getBody()->getArgument(1).use_empty() ||
+      !isa<MemRefType>(generic.getDpsInits()[0].getType()))
+    return false;
+  return hasScalarElementwiseBody(generic, /*allowIndex=*/false);
+}
+
 Value vectorizeScalarOp(OpBuilder &b, Location loc, Operation &inner,
                         IRMapping &map, ArrayRef<int64_t> shape) {
   Value result;
@@ -322,12 +347,15 @@ static Value applyEpilogue(OpBuilder &b, Location loc,
 LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op, Value warp,
                                       int64_t warps, bool wide, bool fromZeros,
-                                      ArrayRef<linalg::GenericOp> epilogue) {
+                                      ArrayRef<linalg::GenericOp> epilogue,
+                                      linalg::GenericOp narrowing) {
   if (!isWarpMmaContraction(op) || warps < 1)
     return failure();
   for (linalg::GenericOp generic : epilogue)
     if (!isWarpMmaEpilogue(op, generic))
       return failure();
+  if (narrowing && !isWarpMmaNarrowing(op, narrowing))
+    return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto index = [&](int64_t v) -> Value {
@@ -481,8 +509,15 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
       Value result = steps.getResult(r * blocks + j);
       for (linalg::GenericOp generic : epilogue)
         result = applyEpilogue(rewriter, loc, generic, result);
+      // (The narrowed buffer has the output's shape and identity maps: the
+      // same indices.)
+      Value target = out.get();
+      if (narrowing) {
+        result = applyEpilogue(rewriter, loc, narrowing, result);
+        target = narrowing.getDpsInits()[0];
+      }
       vector::TransferWriteOp::create(
-          rewriter, loc, result, out.get(), indices,
+          rewriter, loc, result, target, indices,
           AffineMapAttr::get(permutation),
           /*mask=*/Value(),
           rewriter.getBoolArrayAttr(
@@ -492,6 +527,8 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   rewriter.eraseOp(op);
   for (linalg::GenericOp generic : epilogue)
     rewriter.eraseOp(generic);
+  if (narrowing)
+    rewriter.eraseOp(narrowing);
   return success();
 }
 

@@ -198,3 +198,75 @@ func.func @wide(%x: memref<256x256xbf16>, %w: memref<512x256xbf16>, %y: memref<2
   } {dat.origin = "projection"}
   return
 }
+
+// -----
+
+// HYLA's value network in a bf16 program: z = relu(Σ_h a·v) into a zeroed
+// f32 tile buffer, then rounded into a bf16 one that the next product
+// reads. The contraction's tiles go through the relu and the rounding and
+// are written to the bf16 buffer; the f32 buffer (64 KiB here) is never
+// laid out: shared memory holds the bf16 one alone (32 KiB + 16), and no
+// scratch. The bf16 buffer, allocated after the relu, is moved before the
+// writes that need it.
+// GPU-LABEL: func.func @narrowed
+// GPU-NOT: memref.alloc
+// GPU: %[[SIZE:.+]] = arith.constant 32784 : i32
+// GPU: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+// GPU:   %[[ZB:.+]] = memref.memory_space_cast %{{.+}} : memref<16x16x64xbf16, #gpu.address_space<workgroup>> to memref<16x16x64xbf16>
+// GPU:   scf.for
+// GPU:     vector.contract
+// GPU:   arith.maximumf %{{.+}} : vector<16x8xf32>
+// GPU:   %[[R:.+]] = arith.truncf %{{.+}} : vector<16x8xf32> to vector<16x8xbf16>
+// GPU:   vector.transfer_write %[[R]], %[[ZB]]
+// GPU-NOT: vector<16x8xf32>, memref
+// GPU:   gpu.barrier
+// GPU:   vector.transfer_read %[[ZB]]
+// GPU-NOT: memref.alloc
+// GPU: gpu.terminator
+// The same without tensor cores: the f32 buffer stays (96 KiB + 16).
+// NOMMA-LABEL: func.func @narrowed
+// NOMMA: %[[SIZE:.+]] = arith.constant 98320 : i32
+// NOMMA: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+func.func @narrowed(%a: memref<16x16x16xf32>, %v: memref<16x16x64xbf16>, %o: memref<16x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%t) = (0) to (16) step (16) {
+    %z = memref.alloc() : memref<16x16x64xf32>
+    linalg.fill ins(%zero : f32) outs(%z : memref<16x16x64xf32>)
+    // z[i, j, e] += a[h, i, j] · v[h, j, e]
+    linalg.generic {indexing_maps = [affine_map<(i, j, e, h) -> (h, i, j)>, affine_map<(i, j, e, h) -> (h, j, e)>, affine_map<(i, j, e, h) -> (i, j, e)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%a, %v : memref<16x16x16xf32>, memref<16x16x64xbf16>) outs(%z : memref<16x16x64xf32>) {
+    ^bb0(%x: f32, %y: bf16, %c: f32):
+      %w = arith.extf %y : bf16 to f32
+      %m = arith.mulf %x, %w : f32
+      %r = arith.addf %c, %m : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j, e) -> (i, j, e)>], iterator_types = ["parallel", "parallel", "parallel"]}
+        outs(%z : memref<16x16x64xf32>) {
+    ^bb0(%c: f32):
+      %r = arith.maximumf %c, %zero : f32
+      linalg.yield %r : f32
+    }
+    %zb = memref.alloc() : memref<16x16x64xbf16>
+    linalg.generic {indexing_maps = [affine_map<(i, j, e) -> (i, j, e)>, affine_map<(i, j, e) -> (i, j, e)>], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%z : memref<16x16x64xf32>) outs(%zb : memref<16x16x64xbf16>) {
+    ^bb0(%x: f32, %c: bf16):
+      %r = arith.truncf %x : f32 to bf16
+      linalg.yield %r : bf16
+    }
+    // o[h, i, e] += a[h, i, j] · zb[i, j, e]
+    linalg.generic {indexing_maps = [affine_map<(h, i, e, j) -> (h, i, j)>, affine_map<(h, i, e, j) -> (i, j, e)>, affine_map<(h, i, e, j) -> (h, i, e)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%a, %zb : memref<16x16x16xf32>, memref<16x16x64xbf16>) outs(%o : memref<16x16x64xf32>) {
+    ^bb0(%x: f32, %y: bf16, %c: f32):
+      %w = arith.extf %y : bf16 to f32
+      %m = arith.mulf %x, %w : f32
+      %r = arith.addf %c, %m : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %z : memref<16x16x64xf32>
+    memref.dealloc %zb : memref<16x16x64xbf16>
+  } {dat.origin = "dat.hyper_attention"}
+  return
+}

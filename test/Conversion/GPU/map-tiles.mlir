@@ -1,5 +1,9 @@
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
-// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0" | FileCheck %s --check-prefix=SCRATCH
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0 shared-over-scratch=false" | FileCheck %s --check-prefix=SCRATCH
+// Buffers past shared-memory take the SM's shared memory where that holds
+// them (shared-over-scratch), else scratch:
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0" | FileCheck %s --check-prefix=SOS
+// RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="shared-memory=0 whole-sm-shared-memory=128" | FileCheck %s --check-prefix=SCRATCH
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="emulate=true block-size=64" | FileCheck %s --check-prefix=EMU
 // RUN: dat-opt %s --split-input-file --dat-gpu-map-tiles="vector-copies=false" | FileCheck %s --check-prefix=SCALAR
 
@@ -51,6 +55,13 @@
 // SCRATCH:   memref.view %[[SCRATCH]][%[[AT2]]][] : memref<?xi8> to memref<1xf32>
 // SCRATCH: gpu.terminator
 // SCRATCH: memref.dealloc %[[SCRATCH]]
+
+// SOS-LABEL: func.func @tile
+// SOS-NOT: memref.alloc
+// SOS: %[[SIZE:.+]] = arith.constant 208 : i32
+// SOS: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+// SOS-NOT: memref.alloc
+// SOS: gpu.terminator
 
 // EMU-LABEL: func.func @tile
 // EMU-NOT: gpu.

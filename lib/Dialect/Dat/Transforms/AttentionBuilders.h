@@ -161,9 +161,11 @@ Value normalizeHyperScores(OpBuilder &rw, Location loc, Value s,
                            StringRef normalization);
 
 /// acc[b,h,i,e] + Σ_j a[b,h,i,j] · (HYLA value network)[.., j, e] for the
-/// keys of `a` and `values`.
+/// keys of `a` and `values`. With `narrowValueNetwork`, a generated value
+/// network z is stored in `values`' element type between its two products.
 Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
-                            StringRef network, Value acc);
+                            StringRef network, Value acc,
+                            bool narrowValueNetwork = false);
 
 } // namespace mlir::dat
 

@@ -213,13 +213,15 @@ SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
 /// A rewrite into loops over blocks of `keyTile` keys.
 template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
   KeyBlockPattern(MLIRContext *ctx, int64_t keyTile, int64_t blockBytes,
-                  bool wholeKeyBlocks)
+                  bool wholeKeyBlocks, bool narrowValueNetwork)
       : OpRewritePattern<OpTy>(ctx), keyTile(keyTile), blockBytes(blockBytes),
-        wholeKeyBlocks(wholeKeyBlocks) {}
+        wholeKeyBlocks(wholeKeyBlocks), narrowValueNetwork(narrowValueNetwork) {
+  }
   int64_t keyTile;
   /// See populateFlashAttentionPatterns (0: no bound).
   int64_t blockBytes;
   bool wholeKeyBlocks;
+  bool narrowValueNetwork;
 };
 
 /// Bytes of a static shape's elements (nullopt where a dim is dynamic).
@@ -263,6 +265,41 @@ static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
   int64_t row = *perKey + *relKey + *relations + *symbols;
   int64_t tile = keyTile;
   while (tile > 16 && *fixed + *rel + tile * row > blockBytes)
+    tile /= 2;
+  return tile;
+}
+
+/// The keys per block of a bf16 HYLA tile whose buffers must fit in
+/// `blockBytes`: the query tile and the f32 accumulator, and per key one row
+/// of keys and values (bf16), the tile's f32 weights of every head, its
+/// pair statistics, a bias's tile and, with a generated value network, its
+/// f32 products or, narrowed, their bf16 copy alone (the GPU's tensor cores
+/// write that directly). The GPU keeps all of them in shared memory; what
+/// does not fit goes to global scratch.
+static int64_t hyperKeyTile(HyperAttentionOp op, int64_t keyTile,
+                            int64_t blockBytes, bool narrowValueNetwork) {
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (!blockBytes || !getElementTypeOrSelf(op.getQuery().getType()).isBF16())
+    return keyTile;
+  ArrayRef<int64_t> q = shape(op.getQuery()), v = shape(op.getValue());
+  int64_t b = q[0], h = q[1], rows = q[2], dq = q[3], dv = v[3];
+  std::optional<int64_t> fixed = staticBytes(q, 2),
+                         acc = staticBytes({b, h, rows, dv}, 4),
+                         perKey = staticBytes({b, h, dq + dv}, 2),
+                         weights = staticBytes({b, h + 1, rows}, 4);
+  if (!fixed || !acc || !perKey || !weights)
+    return keyTile;
+  int64_t row = *perKey + *weights;
+  if (op.getBias())
+    row += h * rows * 2;
+  // (Narrowed, the products go straight to their bf16 copy on the GPU:
+  // dat-gpu-map-tiles never lays out the f32 buffer.)
+  if (op.getNetwork() != "default")
+    row += b * rows * dv * (narrowValueNetwork ? 2 : 4);
+  int64_t tile = keyTile;
+  while (tile > 8 && *fixed + *acc + tile * row > blockBytes)
     tile /= 2;
   return tile;
 }
@@ -420,6 +457,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
         cast<RankedTensorType>(op.getQuery().getType()).getElementType());
     StringRef norm = op.getNormalization(), network = op.getNetwork();
     double scale = op.getScale().convertToDouble();
+    int64_t tile = hyperKeyTile(op, keyTile, blockBytes, narrowValueNetwork);
     auto blockScores = [&](OpBuilder &b, Location l, Value j0,
                            OpFoldResult len) {
       return buildHyperScores(
@@ -438,14 +476,14 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
       // rms_head and none normalize each (query, key) pair across heads
       // only: every key block adds its own share. The block holds all heads.
       out =
-          buildKeyLoop(rw, loc, nk, keyTile, {acc0},
+          buildKeyLoop(rw, loc, nk, tile, {acc0},
                        [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
                            ValueRange s) -> SmallVector<Value> {
                          Value a = normalizeHyperScores(
                              b, l, blockScores(b, l, j0, len), norm);
                          return {accumulateHyperValues(
                              b, l, a, sliceDim(b, l, op.getValue(), 2, j0, len),
-                             network, s[0])};
+                             network, s[0], narrowValueNetwork)};
                        })[0];
     } else {
       auto [m0, l0] =
@@ -453,7 +491,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
       if (network == "default") {
         // Standard flash attention per head.
         SmallVector<Value> state = buildKeyLoop(
-            rw, loc, nk, keyTile, {m0, l0, acc0},
+            rw, loc, nk, tile, {m0, l0, acc0},
             [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
                 ValueRange s) -> SmallVector<Value> {
               Value m = s[0], sum = s[1], acc = s[2];
@@ -471,7 +509,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
       // for a key, so the row statistics come first (one pass), then the
       // exactly normalized blocks (a second pass).
       SmallVector<Value> stats = buildKeyLoop(
-          rw, loc, nk, keyTile, {m0, l0},
+          rw, loc, nk, tile, {m0, l0},
           [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
               ValueRange s) -> SmallVector<Value> {
             Value m = s[0], sum = s[1];
@@ -479,7 +517,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
             return {m, sum};
           });
       out =
-          buildKeyLoop(rw, loc, nk, keyTile, {acc0},
+          buildKeyLoop(rw, loc, nk, tile, {acc0},
                        [&](OpBuilder &b, Location l, Value j0, OpFoldResult len,
                            ValueRange s) -> SmallVector<Value> {
                          Value a = rowwise(b, l, blockScores(b, l, j0, len),
@@ -487,7 +525,7 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
                          a = rowwise(b, l, a, stats[1], 3, divF);
                          return {accumulateHyperValues(
                              b, l, a, sliceDim(b, l, op.getValue(), 2, j0, len),
-                             network, s[0])};
+                             network, s[0], narrowValueNetwork)};
                        })[0];
     }
     rw.replaceOp(op, convertInto(rw, loc, out, op.getInit()));
@@ -499,9 +537,11 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
 
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     int64_t keyTile, int64_t blockBytes,
-                                    bool wholeKeyBlocks) {
+                                    bool wholeKeyBlocks,
+                                    bool narrowValueNetwork) {
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
-      patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks);
+      patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks,
+      narrowValueNetwork);
 }
 
 } // namespace mlir::dat

@@ -151,7 +151,8 @@ Value normalizeHyperScores(OpBuilder &rw, Location loc, Value s,
 }
 
 Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
-                            StringRef network, Value acc) {
+                            StringRef network, Value acc,
+                            bool narrowValueNetwork) {
   MLIRContext *ctx = rw.getContext();
   auto accTy = cast<FloatType>(getElementTypeOrSelf(acc.getType()));
   AffineExpr b, h, i, e, j;
@@ -184,6 +185,15 @@ Value accumulateHyperValues(OpBuilder &rw, Location loc, Value a, Value values,
               })
               .getResult(0);
     }
+    // In a bf16 program the second product then has a bf16 operand, which
+    // is what makes it a tensor-core contraction on the GPU (that rounds
+    // its operands to bf16 in any case).
+    Type valueType = getElementTypeOrSelf(values.getType());
+    if (narrowValueNetwork && valueType != accTy)
+      z = convertInto(rw, loc, z,
+                      tensor::EmptyOp::create(rw, loc,
+                                              tensor::getMixedSizes(rw, loc, z),
+                                              valueType));
     values = z;
     valueMap = map5({b, i, j, e});
   }

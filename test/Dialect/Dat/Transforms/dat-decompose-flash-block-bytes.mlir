@@ -5,6 +5,10 @@
 // RUN: dat-opt %s --dat-tile-attention="query-tile=16" \
 // RUN:   --dat-decompose-flash="key-tile=64" --canonicalize --split-input-file \
 // RUN: | FileCheck %s --check-prefix=NOBOUND
+// With the value network narrowed to bf16 (as the GPU writes it):
+// RUN: dat-opt %s --dat-tile-attention="query-tile=16" \
+// RUN:   --dat-decompose-flash="key-tile=64 block-bytes=232432 narrow-value-network=true" \
+// RUN:   --canonicalize --split-input-file | FileCheck %s --check-prefix=NARROW
 // RUN: not dat-opt %s --dat-decompose-flash="block-bytes=-1" --split-input-file 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BAD
 // BAD: error: dat-decompose-flash: block-bytes must be positive or 0, got -1
@@ -55,4 +59,39 @@ func.func @relational_f32(%q: tensor<1x8x1024x64xf32>, %qr: tensor<1x8x1024x64xf
          outs(%o : tensor<1x8x1024x64xf32>) scale = 0.125 rel_scale = 0.125 activation = "identity"
          -> tensor<1x8x1024x64xf32>
   return %r : tensor<1x8x1024x64xf32>
+}
+
+// -----
+
+// A bf16 HYLA tile of 16 rows, 16 heads of 64 with the generated value
+// network: its query tile and f32 accumulator take 96 KiB, and each key
+// 4 KiB of keys and values, 1,088 bytes of f32 weights and pair statistics
+// and 4 KiB of f32 value network. 8 keys (168.5 KiB) fit in 227 KiB, 16
+// (241 KiB) do not. Narrowed, the value network takes 2 KiB a key (the GPU
+// writes only its bf16 copy): 16 keys (209 KiB) fit.
+// CHECK-LABEL: func.func @hyla_bf16
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c8
+// NARROW-LABEL: func.func @hyla_bf16
+// NARROW: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c16
+// NOBOUND-LABEL: func.func @hyla_bf16
+// NOBOUND: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c64
+func.func @hyla_bf16(%q: tensor<1x16x1024x64xbf16>) -> tensor<1x16x1024x64xbf16> {
+  %o = tensor.empty() : tensor<1x16x1024x64xbf16>
+  %r = dat.hyper_attention ins(%q, %q, %q : tensor<1x16x1024x64xbf16>, tensor<1x16x1024x64xbf16>, tensor<1x16x1024x64xbf16>)
+         outs(%o : tensor<1x16x1024x64xbf16>)
+         scale = 0.125 normalization = "rms_head" network = "mlp_relu" -> tensor<1x16x1024x64xbf16>
+  return %r : tensor<1x16x1024x64xbf16>
+}
+
+// -----
+
+// 8 heads of 16: 12 KiB, and 2,624 bytes a key: 64 keys fit.
+// CHECK-LABEL: func.func @hyla_bf16_fits
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c64
+func.func @hyla_bf16_fits(%q: tensor<1x8x1024x16xbf16>) -> tensor<1x8x1024x16xbf16> {
+  %o = tensor.empty() : tensor<1x8x1024x16xbf16>
+  %r = dat.hyper_attention ins(%q, %q, %q : tensor<1x8x1024x16xbf16>, tensor<1x8x1024x16xbf16>, tensor<1x8x1024x16xbf16>)
+         outs(%o : tensor<1x8x1024x16xbf16>)
+         scale = 0.25 normalization = "rms_head" network = "mlp_relu" -> tensor<1x8x1024x16xbf16>
+  return %r : tensor<1x8x1024x16xbf16>
 }

@@ -33,13 +33,19 @@ void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// With `blockBytes` (0: no bound), a bf16 relational attention tile takes
 /// fewer keys per block (halved, down to 16) until its query tiles and one
 /// key block of keys, relation keys, symbols and relations fit in that many
-/// bytes (the GPU block's shared memory). With `wholeKeyBlocks`, a causal
+/// bytes (the GPU block's shared memory); a bf16 HYLA tile likewise (down to
+/// 8 keys) for its query tile, accumulator and key block's keys, values,
+/// weights and value network. With `wholeKeyBlocks`, a causal
 /// tile's key loop ends with the block holding its last visible key, whole
 /// (the keys past it masked), and where the key count is a static multiple
-/// of the block every block has a static size.
+/// of the block every block has a static size. With `narrowValueNetwork`,
+/// HYLA's generated value network z is stored in the values' element type
+/// between its two products (the second then has a bf16 operand: a
+/// tensor-core contraction on the GPU).
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     int64_t keyTile, int64_t blockBytes = 0,
-                                    bool wholeKeyBlocks = false);
+                                    bool wholeKeyBlocks = false,
+                                    bool narrowValueNetwork = false);
 
 /// Fuses the prologues of the tiled attention ops under `root` — RoPE,
 /// orthogonal maps and the transposes between them and attention — into the
