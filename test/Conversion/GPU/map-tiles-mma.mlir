@@ -270,3 +270,57 @@ func.func @narrowed(%a: memref<16x16x16xf32>, %v: memref<16x16x64xbf16>, %o: mem
   } {dat.origin = "dat.hyper_attention"}
   return
 }
+
+// -----
+
+// The same, but the f32 products are read again after the rounding: their
+// buffer stays and is written (the rounding a pass of its own).
+// GPU-LABEL: func.func @narrowed_still_read
+// GPU: gpu.launch
+// GPU:   vector.contract
+// GPU:   arith.maximumf %{{.+}} : vector<16x8xf32>
+// GPU-NOT: arith.truncf %{{.+}} : vector<16x8xf32> to vector<16x8xbf16>
+// GPU:   vector.transfer_write %{{.+}} : vector<16x8xf32>, memref<16x16x64xf32>
+// GPU:   gpu.barrier
+// GPU:   arith.truncf %{{.+}} : f32 to bf16
+// GPU:   gpu.barrier
+// GPU:   arith.negf
+// GPU: gpu.terminator
+func.func @narrowed_still_read(%a: memref<16x16x16xf32>, %v: memref<16x16x64xbf16>, %o: memref<16x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%t) = (0) to (16) step (16) {
+    %z = memref.alloc() : memref<16x16x64xf32>
+    linalg.fill ins(%zero : f32) outs(%z : memref<16x16x64xf32>)
+    linalg.generic {indexing_maps = [affine_map<(i, j, e, h) -> (h, i, j)>, affine_map<(i, j, e, h) -> (h, j, e)>, affine_map<(i, j, e, h) -> (i, j, e)>],
+                    iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%a, %v : memref<16x16x16xf32>, memref<16x16x64xbf16>) outs(%z : memref<16x16x64xf32>) {
+    ^bb0(%x: f32, %y: bf16, %c: f32):
+      %w = arith.extf %y : bf16 to f32
+      %m = arith.mulf %x, %w : f32
+      %r = arith.addf %c, %m : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j, e) -> (i, j, e)>], iterator_types = ["parallel", "parallel", "parallel"]}
+        outs(%z : memref<16x16x64xf32>) {
+    ^bb0(%c: f32):
+      %r = arith.maximumf %c, %zero : f32
+      linalg.yield %r : f32
+    }
+    %zb = memref.alloc() : memref<16x16x64xbf16>
+    linalg.generic {indexing_maps = [affine_map<(i, j, e) -> (i, j, e)>, affine_map<(i, j, e) -> (i, j, e)>], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%z : memref<16x16x64xf32>) outs(%zb : memref<16x16x64xbf16>) {
+    ^bb0(%x: f32, %c: bf16):
+      %r = arith.truncf %x : f32 to bf16
+      linalg.yield %r : bf16
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j, e) -> (i, j, e)>, affine_map<(i, j, e) -> (i, j, e)>], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%z : memref<16x16x64xf32>) outs(%o : memref<16x16x64xf32>) {
+    ^bb0(%x: f32, %c: f32):
+      %r = arith.negf %x : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %z : memref<16x16x64xf32>
+    memref.dealloc %zb : memref<16x16x64xbf16>
+  } {dat.origin = "dat.hyper_attention"}
+  return
+}
