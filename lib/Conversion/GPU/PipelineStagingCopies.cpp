@@ -12,10 +12,12 @@
 //
 // Here that is a reordering of the key loop's body before its ops are
 // spread over the threads: each staging copy moves up to right after the
-// barrier before it (going round the loop for the first: the next key
-// block is copied in the previous iteration, the first one before the
-// loop), and its barrier stays where the copy was. The barriers stay where
-// they were, so the copy only overlaps what ran between them. On the GPU
+// barrier that makes the copy before it ready (going round the loop for the
+// first: the next key block is copied in the previous iteration, the first
+// one before the loop), past the barriers of the ops between (a block-wide
+// tile's scores and softmax steps), and its barrier stays where the copy
+// was. The barriers stay where they were, so the copy overlaps what ran
+// between them. On the GPU
 // the copies become cp.async (`nvgpu.device_async_copy`, committed as a
 // group) and each barrier waits for them first (`cp.async.wait_group 0`);
 // on the CPU emulation they stay synchronous, which checks the reordering
@@ -184,12 +186,18 @@ void pipelineLoop(RewriterBase &rewriter, scf::ForOp loop,
     result.readyBarriers.push_back(barrierAfter.front());
   }
 
-  // Every other copy moves up to right after the barrier before it.
+  // Every other copy moves up past the barriers before it, to right after
+  // the nearest one that makes another copy's block ready (the value block
+  // right after the key block's): not past that one, whose wait would then
+  // wait for this copy too. With no such barrier, to right after the first.
   for (size_t k = 1; k < linalgOps.size(); ++k) {
     linalg::LinalgOp copy = stagingCopy(linalgOps[k]);
     if (!copy)
       continue;
-    Operation *anchor = barrierAfter[k - 1];
+    size_t m = k - 1;
+    while (m > 0 && !llvm::is_contained(result.readyBarriers, barrierAfter[m]))
+      --m;
+    Operation *anchor = barrierAfter[m];
     FailureOr<SmallVector<Operation *>> slice = sliceInBlock(copy, body, iv);
     if (failed(slice) || !readersBetween(copy, body, copy, nullptr))
       continue;

@@ -1,6 +1,7 @@
 // RUN: dat-opt %s --dat-gpu-map-tiles | FileCheck %s --check-prefix=GPU
 // RUN: dat-opt %s --dat-gpu-map-tiles="emulate=true" | FileCheck %s --check-prefix=EMU
 // RUN: dat-opt %s --dat-gpu-map-tiles="async-copies=false" | FileCheck %s --check-prefix=SYNC
+// RUN: dat-opt %s --dat-gpu-map-tiles="warp-rows=false" | FileCheck %s --check-prefix=BLOCK
 // RUN: dat-opt %s --dat-gpu-map-tiles | dat-opt --gpu-kernel-outlining --dat-gpu-warp-mma-to-nvvm --canonicalize --convert-nvgpu-to-nvvm | FileCheck %s --check-prefix=NVVM
 
 // The staging copies of an attention tile's key loop (pipelineStagingCopies,
@@ -52,6 +53,25 @@
 // GPU:   scf.yield
 // GPU-NOT: nvgpu.device_async_copy
 // GPU: gpu.terminator
+
+// The block-wide mapping (every linalg op of the tile over the block's
+// threads, a barrier after each) issues the value block at the same place:
+// right after the key block's barrier, past the barriers of the scores and
+// the softmax steps between, and waits for it before P·V.
+// BLOCK-LABEL: func.func @attention
+// BLOCK: scf.for
+// BLOCK:   nvvm.cp.async.wait.group 0
+// BLOCK-NEXT: gpu.barrier
+// BLOCK-NOT: nvvm.cp.async.wait.group
+// BLOCK:   nvgpu.device_async_copy
+// BLOCK:   nvvm.cp.async.commit.group
+// BLOCK-NOT: nvvm.cp.async.wait.group
+// BLOCK:   vector.contract
+// BLOCK-NOT: nvvm.cp.async.wait.group
+// BLOCK:   math.exp
+// BLOCK:   nvvm.cp.async.wait.group 0
+// BLOCK-NEXT: gpu.barrier
+// BLOCK:   vector.contract
 
 // The emulation runs the same order with synchronous copies and no
 // barriers: the first key block before the key loop, the value block before
