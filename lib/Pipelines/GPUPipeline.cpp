@@ -58,8 +58,9 @@ template <typename Options>
 static void buildGPU(OpPassManager &pm, const Options &options) {
   DatDecomposeFlashOptions flash;
   flash.keyTile = options.keyTile;
-  // A relational attention tile's warp-row program is alone on its SM: its
-  // key blocks may take all of its shared memory.
+  // Relational attention's and HYLA's tiles are alone on their SM (a
+  // warp-row program of 8 warps; a block-wide tile past 96 KiB): their key
+  // blocks are sized to all of its shared memory.
   flash.blockBytes = options.fitKeyBlocks ? kMaxTileSharedMemory : 0;
   flash.wholeKeyBlocks = options.wholeKeyBlocks;
   flash.rotateKeysOnce = options.rotateKeysOnce;

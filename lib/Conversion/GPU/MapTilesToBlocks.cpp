@@ -458,6 +458,16 @@ static std::string kernelName(scf::ForallOp forall) {
   return name + "_tile";
 }
 
+/// The zero fill of `op`'s output just before it, which a warp MMA
+/// contraction takes in (its accumulators start at zero); null if none.
+static linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getDpsInits()[0] != op.getDpsInits()[0] ||
+      !matchPattern(fill.value(), m_PosZeroFloat()))
+    return nullptr;
+  return fill;
+}
+
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  int64_t blockSize, int64_t sharedLimit,
                                  int64_t wholeSMSharedLimit, bool emulate,
@@ -483,17 +493,18 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   // A warp MMA contraction from zeros whose output buffer is otherwise only
   // read by a narrowing copy (HYLA's value network rounded to bf16) writes
-  // the copy's buffer itself: its own is never laid out, and goes.
+  // the copy's buffer itself: its own is never laid out, and goes. (Found
+  // first, moved after: the walk must not see the moves.)
   bool warpMma = mma && blockSize % kWarpSize == 0;
   DenseMap<Operation *, linalg::GenericOp> narrowings;
   SmallPtrSet<Operation *, 4> unplaced;
+  SmallVector<std::pair<Operation *, Operation *>> moves;
   forall.getBody()->walk([&](linalg::LinalgOp op) {
     if (!warpMma || !isWarpMmaContraction(op))
       return;
     auto alloc = op.getDpsInits()[0].getDefiningOp<memref::AllocOp>();
-    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-    if (!alloc || !fill || fill.getDpsInits()[0] != alloc.getResult() ||
-        !matchPattern(fill.value(), m_PosZeroFloat()))
+    linalg::FillOp fill = zeroFillBefore(op);
+    if (!alloc || !fill)
       return;
     SmallVector<linalg::GenericOp> epilogue = collectWarpMmaEpilogue(op);
     Operation *last = epilogue.empty() ? op.getOperation() : epilogue.back();
@@ -517,15 +528,17 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     SmallPtrSet<Operation *, 8> known = {fill, op, copy};
     for (linalg::GenericOp generic : epilogue)
       known.insert(generic);
-    if (llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+    if (!llvm::all_of(alloc->getUsers(), [&](Operation *user) {
           return known.contains(user) || isa<memref::DeallocOp>(user);
-        })) {
-      narrowings[op] = copy;
-      unplaced.insert(alloc);
-      if (fill->isBeforeInBlock(target))
-        rewriter.moveOpBefore(target, fill);
-    }
+        }))
+      return;
+    narrowings[op] = copy;
+    unplaced.insert(alloc);
+    if (fill->isBeforeInBlock(target))
+      moves.push_back({target, fill});
   });
+  for (auto [op, before] : moves)
+    rewriter.moveOpBefore(op, before);
 
   // A tile whose own buffers would spill into global scratch takes the SM's
   // shared memory if that holds them: its buffers are read and written at
@@ -747,10 +760,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   for (linalg::LinalgOp op : warpMma ? ops : ArrayRef<linalg::LinalgOp>{}) {
     if (!isWarpMmaContraction(op))
       continue;
-    Value out = op.getDpsInits()[0];
-    if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-        fill && fill.getDpsInits()[0] == out &&
-        matchPattern(fill.value(), m_PosZeroFloat())) {
+    if (linalg::FillOp fill = zeroFillBefore(op)) {
       zeroFilled.insert(op);
       fusedFills.insert(fill);
     }
