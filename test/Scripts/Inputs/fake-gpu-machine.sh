@@ -29,6 +29,7 @@ done
 for c in "$g"/*.bf16; do echo bf16 > "$c/precision"; cp "$io" "$c/input.safetensors"; done
 program "$root/stage/build/gpu-session/tiny-dat-lm"
 program "$root/stage/build/gpu-session/tiny-dat-lm.bf16"
+program "$root/stage/build/gpu-session/tiny-dat-lm.bf16-generated"
 # One benchmark entry, its inputs made already (run.py makes them with
 # torch there).
 program "$root/stage/build/bench/K1-fake.bf16"
