@@ -75,6 +75,12 @@ void buildLoopsToControlFlow(OpPassManager &pm) {
   pm.addPass(createDatExpandMath());
 }
 
+void addStaticKeyBlocks(OpPassManager &pm) {
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(createSCFForLoopCanonicalizationPass());
+  fn.addPass(createCanonicalizerPass());
+}
+
 void buildHostToLLVM(OpPassManager &pm, bool cInterface,
                      function_ref<void(OpPassManager &)> beforeLLVM) {
   if (cInterface)
@@ -183,6 +189,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
                                    options.wideMmaTiles};
     mapTiles.asyncCopies = options.asyncCopies;
     mapTiles.sharedOverScratch = options.sharedOverScratch;
+    if (options.staticKeyBlocks)
+      addStaticKeyBlocks(pm);
     pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
     // The warps' MMA tiles (bf16 contractions) as unrolled 1-D transfers.
     VectorTransferToSCFOptions transfers;

@@ -81,6 +81,8 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
                                  options.wideMmaTiles};
   mapTiles.asyncCopies = options.asyncCopies;
   mapTiles.sharedOverScratch = options.sharedOverScratch;
+  if (options.staticKeyBlocks)
+    addStaticKeyBlocks(pm);
   pm.addNestedPass<func::FuncOp>(createDatGPUMapTiles(mapTiles));
   pm.addPass(createForallToForLoopPass());
   // The host touches no buffer: its copies become device copies.

@@ -62,7 +62,11 @@ def Dat_Dialect : Dialect {
     "::mlir::UnitAttr":$overlapped_last_tile,
     // On a host `memref.alloc` of a GPU program: a buffer only the host uses
     // (dat-gpu-device-copies' host copies); it stays in host memory.
-    "::mlir::UnitAttr":$host_memory
+    "::mlir::UnitAttr":$host_memory,
+    // On a `memref.view` of a block-wide tile's shared memory
+    // (dat-gpu-map-tiles): dat-gpu-swizzle-shared-tiles adds its outer
+    // indices to each row's swizzle key.
+    "::mlir::UnitAttr":$swizzle_outer_dims
   );
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{

@@ -104,6 +104,14 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "buffers fit in the SM's shared memory "
                      "(dat-decompose-flash block-bytes)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> staticKeyBlocks{
+      *this, "static-key-blocks",
+      llvm::cl::desc("GPU and its emulation: a tile's key blocks of a "
+                     "static size where the key loop's bounds prove it, "
+                     "before dat-gpu-map-tiles (scf-for-loop-"
+                     "canonicalization), so that their buffers can be "
+                     "swizzled"),
+      llvm::cl::init(true)};
   ::mlir::detail::PassOptions::Option<bool> sharedOverScratch{
       *this, "shared-over-scratch",
       llvm::cl::desc("GPU and its emulation: a tile whose buffers exceed "
@@ -397,6 +405,14 @@ void buildLinalgOnBuffers(
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.
 void buildLoopsToControlFlow(OpPassManager &pm);
+
+/// Key blocks of a static size where the key loop's bounds prove it (a key
+/// count that the block divides): scf-for-loop-canonicalization folds each
+/// block's affine.min size to the block, canonicalization makes the tile
+/// buffers static (so that dat-gpu-swizzle-shared-tiles, which needs static
+/// rows, takes them). Before dat-gpu-map-tiles, on the GPU and in its
+/// emulation alike.
+void addStaticKeyBlocks(OpPassManager &pm);
 
 /// Host functions → LLVM dialect (C wrappers when `cInterface`), with
 /// `beforeLLVM`'s passes (may be null) ahead of convert-to-llvm.

@@ -555,11 +555,13 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   SmallPtrSet<Operation *, 8> staged =
       stageOperands(rewriter, forall, sharedLimit);
+  bool warpRowProgram = false;
   // FlashAttention-2's structure where the body takes it: a warp per 16
   // rows, which hold their rows in registers; what is left are the staging
   // copies.
   if (mma && warpRows) {
     FailureOr<int64_t> warps = buildWarpRowProgram(rewriter, forall, emulate);
+    warpRowProgram = succeeded(warps);
     if (succeeded(warps)) {
       blockSize = *warps * kWarpSize;
       // (Its contractions are register tiles now.)
@@ -710,6 +712,13 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       Value v =
           memref::ViewOp::create(rewriter, alloc.getLoc(), sharedType, shared,
                                  index(buffer.offset), alloc.getDynamicSizes());
+      // A block-wide tile spreads its contractions' batch and reduction
+      // dims over warps and lanes (HYLA's value network contracts over
+      // heads): its buffers' swizzle takes their outer dims too. (A warp-row
+      // program's warps read one head's rows at a time.)
+      if (!warpRowProgram && type.getRank() > 2)
+        v.getDefiningOp()->setAttr(kSwizzleOuterDimsAttr,
+                                   rewriter.getUnitAttr());
       view =
           memref::MemorySpaceCastOp::create(rewriter, alloc.getLoc(), type, v);
     } else {
@@ -866,6 +875,14 @@ struct GPUMapTilesPass final : impl::DatGPUMapTilesBase<GPUMapTilesPass> {
                                 "whole-sm-shared-memory", wholeSMSharedMemory,
                                 0, kMaxTileSharedMemory, " bytes")))
       return signalPassFailure();
+    // A key block made static (dat's addStaticKeyBlocks) leaves casts back
+    // to its dynamic type on the copies into its buffer, which the staging
+    // takes only as copies of an allocation: fold them (the shapes agree).
+    getOperation()->walk([](Operation *op) {
+      if (isa<linalg::TransposeOp, linalg::CopyOp>(op) &&
+          op->getParentOfType<scf::ForallOp>())
+        (void)memref::foldMemRefCast(op);
+    });
     // The tile loops the dat tiling passes made (marked dat.origin) and no
     // other loop: each must be mappable.
     SmallVector<scf::ForallOp> loops;

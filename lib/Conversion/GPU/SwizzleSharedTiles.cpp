@@ -10,7 +10,10 @@
 // banks. Rows of 64 bytes (32 bf16) share a 128-byte line two by two: 8
 // rows are 4 lines, a 4-way conflict; chunk c of row r lives at chunk
 // c ^ ((r / 2) mod 4), so that (r mod 2, chunk) differs for the 8 rows
-// (and rows of 32 bytes, four to a line, likewise with (r / 4) mod 2). The
+// (and rows of 32 bytes, four to a line, likewise with (r / 4) mod 2). A
+// block-wide tile's buffer of more than two dims (dat.swizzle_outer_dims)
+// adds its outer indices to the row's key, so that rows at the same index
+// of different heads differ too. The
 // swizzle permutes the chunks of each row, so it is correct for any access
 // pattern as long as every access to the buffer takes it: a buffer is
 // swizzled only where every use is an element load or store, a vector load
@@ -21,6 +24,7 @@
 
 #include "dat/Conversion/Divisibility.h"
 #include "dat/Conversion/Passes.h"
+#include "dat/Dialect/Dat/IR/DatDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -182,6 +186,9 @@ LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
   MemRefType type = memref::ViewOp(views.front()).getType();
   int64_t rank = type.getRank();
   SwizzleShape shape = *swizzleShape(type);
+  bool outerDims = llvm::any_of(views, [](memref::ViewOp view) {
+    return view->hasAttr(kSwizzleOuterDimsAttr);
+  });
   for (Operation *access : accesses) {
     MutableOperandRange indices = *accessIndices(access);
     Location loc = access->getLoc();
@@ -189,13 +196,25 @@ LogicalResult swizzleSharedTileBuffers(RewriterBase &rewriter,
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    // column ^ (((row / rowsPerLine) mod period) · chunk): the row's chunks
-    // permuted, each element kept at its offset within its chunk.
+    // column ^ (((row / rowsPerLine + outer) mod period) · chunk): the row's
+    // chunks permuted, each element kept at its offset within its chunk.
     Value row = indices[rank - 2].get();
     Value column = indices[rank - 1].get();
     if (shape.rowsPerLine > 1)
       row =
           arith::DivUIOp::create(rewriter, loc, row, index(shape.rowsPerLine));
+    // In a block-wide tile (dat.swizzle_outer_dims) the outer indices join
+    // the key: a head-major [.., heads, keys, d] block read along its heads
+    // (HYLA's value network contracts over them) has every row at the same
+    // key otherwise, 8 ldmatrix rows in one bank group, since each head's
+    // rows are a multiple of 8 lines apart. (Every view of the buffer takes
+    // the same key: dat-gpu-map-tiles writes and reads a block's bytes
+    // through views of the same sizes. A dim of one adds its index, 0, to
+    // nothing. Warp-row programs read a head at a time, and the adds would
+    // cost their registers.)
+    for (int64_t d = 0; outerDims && d + 2 < rank; ++d)
+      if (type.getDimSize(d) != 1 && !isConstantIntValue(indices[d].get(), 0))
+        row = arith::AddIOp::create(rewriter, loc, row, indices[d].get());
     Value key = arith::MulIOp::create(
         rewriter, loc,
         arith::RemUIOp::create(rewriter, loc, row, index(shape.period)),

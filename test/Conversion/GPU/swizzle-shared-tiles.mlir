@@ -264,3 +264,37 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A block-wide tile's head-major block (dat.swizzle_outer_dims, from
+// dat-gpu-map-tiles): the key is (row + head) mod 8, so that an ldmatrix
+// reading one key's rows across 8 heads (HYLA's value network contracts over
+// heads) spreads them over the banks; the batch dim of one adds nothing. The
+// same buffer in a warp-row program (no attribute) keys by the row alone.
+
+// CHECK-LABEL: gpu.func @outer_dims
+// CHECK: %[[V:.+]] = memref.view {{.+}} {dat.swizzle_outer_dims} : {{.+}} to memref<1x16x16x64xbf16
+// CHECK: %[[SUM:.+]] = arith.addi %[[ROW:.+]], %[[HEAD:.+]] : index
+// CHECK: %[[R:.+]] = arith.remui %[[SUM]], %c8
+// CHECK: %[[K:.+]] = arith.muli %[[R]], %c8
+// CHECK: %[[C:.+]] = arith.xori %{{.+}}, %[[K]]
+// CHECK: nvgpu.ldmatrix %[[V]][%c0, %[[HEAD]], %[[ROW]], %[[C]]]
+// CHECK: %[[W:.+]] = memref.view {{.+}}[%c32768][] : {{.+}} to memref<1x16x16x64xbf16
+// CHECK-NOT: arith.addi
+// CHECK: arith.remui %[[ROW]], %c8
+// CHECK: nvgpu.ldmatrix %[[W]][%c0, %[[HEAD]], %[[ROW]], %{{.+}}]
+gpu.module @m {
+  gpu.func @outer_dims(%h: index, %j: index, %e: index, %o: memref<4x2xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %c32768 = arith.constant 32768 : index
+    %sh = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %v = memref.view %sh[%c0][] {dat.swizzle_outer_dims} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x16x16x64xbf16, #gpu.address_space<workgroup>>
+    %m = nvgpu.ldmatrix %v[%c0, %h, %j, %e] {numTiles = 4 : i32, transpose = true} : memref<1x16x16x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %w = memref.view %sh[%c32768][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x16x16x64xbf16, #gpu.address_space<workgroup>>
+    %n = nvgpu.ldmatrix %w[%c0, %h, %j, %e] {numTiles = 4 : i32, transpose = true} : memref<1x16x16x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %s = arith.addf %m, %n : vector<4x2xbf16>
+    vector.store %s, %o[%c0, %c0] : memref<4x2xbf16>, vector<4x2xbf16>
+    gpu.return
+  }
+}

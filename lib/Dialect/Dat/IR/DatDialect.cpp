@@ -153,13 +153,18 @@ LogicalResult DatDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kRestOfSplitAttr || name == kRecomputePerTileAttr ||
-      name == kHostMemoryAttr || name == kOverlappedLastTileAttr) {
+      name == kHostMemoryAttr || name == kOverlappedLastTileAttr ||
+      name == kSwizzleOuterDimsAttr) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' is a unit attribute";
     if (name == kHostMemoryAttr &&
         op->getName().getStringRef() != "memref.alloc")
       return op->emitOpError()
              << "'" << name << "' marks host allocations (memref.alloc)";
+    if (name == kSwizzleOuterDimsAttr &&
+        op->getName().getStringRef() != "memref.view")
+      return op->emitOpError()
+             << "'" << name << "' marks shared-memory views (memref.view)";
     if ((name == kRestOfSplitAttr || name == kOverlappedLastTileAttr) &&
         op->getNumRegions() == 0)
       return op->emitOpError() << "'" << name << "' marks tile loops; '"

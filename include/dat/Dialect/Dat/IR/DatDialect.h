@@ -36,6 +36,9 @@ inline constexpr llvm::StringLiteral kOverlappedLastTileAttr =
 /// `dat.host_memory` on a host allocation only the host uses.
 inline constexpr llvm::StringLiteral kHostMemoryAttr =
     DatDialect::HostMemoryAttrHelper::getNameStr();
+/// `dat.swizzle_outer_dims` on a block-wide tile's shared-memory view.
+inline constexpr llvm::StringLiteral kSwizzleOuterDimsAttr =
+    DatDialect::SwizzleOuterDimsAttrHelper::getNameStr();
 
 /// Whether `op` is a tile loop made by a dat tiling pass (it carries
 /// `dat.origin`).
