@@ -39,8 +39,10 @@ mode="${1:-}"
 # swizzled; -dynblocks is without), shared-over-scratch on HYLA alone (-scratch; it
 # loses 1.14x on M2's relational tile), M2 and M1 against torch.compile
 # (session 50 ran them against eager only), then the entries never
-# measured or not since session 46.
+# measured or not since session 46. K3 with cuBLAS is what a user gets
+# (--gemm auto): its generated projections ran at ~34 TFLOP/s in session 50.
 default_bench="K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-dynblocks,K3-hyla-n2048.bf16-scratch"
+default_bench+=",K3-hyla-n2048.bf16-cublas"
 default_bench+=",M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-scratch"
 default_bench+=",M1-dat-lm.bf16-cublas,K1-attn-d64-n4096.bf16"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
