@@ -38,12 +38,14 @@ mode="${1:-}"
 # left open comes first: session 50's static key blocks (HYLA's f32 weights
 # swizzled; -dynblocks is without), shared-over-scratch on HYLA alone (-scratch; it
 # loses 1.14x on M2's relational tile), M2 and M1 against torch.compile
-# (session 50 ran them against eager only), then the entries never
+# (session 50 ran them against eager only; -symprod: its position-relative
+# symbols as a tensor-core product, off by default until measured), then
+# the entries never
 # measured or not since session 46. K3 with cuBLAS is what a user gets
 # (--gemm auto): its generated projections ran at ~34 TFLOP/s in session 50.
 default_bench="K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-dynblocks,K3-hyla-n2048.bf16-scratch"
 default_bench+=",K3-hyla-n2048.bf16-cublas"
-default_bench+=",M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-scratch"
+default_bench+=",M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-symprod,M2-vision-dat.bf16-cublas-scratch"
 default_bench+=",M1-dat-lm.bf16-cublas,K1-attn-d64-n4096.bf16"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
 default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
@@ -119,7 +121,8 @@ prepare)
   # every key block, ...-s48 with session 48's HYLA tiles (64-key blocks
   # in scratch, the value network's second product on CUDA cores),
   # ...-scratch with tile buffers past 96 KiB in global scratch,
-  # ...-dynblocks with key blocks of a dynamic size (A/Bs in one run).
+  # ...-dynblocks with key blocks of a dynamic size, ...-symprod with
+  # position-relative symbols accumulated as a product (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -139,6 +142,7 @@ prepare)
   [[ "$bench" != *-s48* ]] || variants+=(--pipeline-variant s48:fit-key-blocks=false+narrow-value-network=false+shared-over-scratch=false)
   [[ "$bench" != *-scratch* ]] || variants+=(--pipeline-variant scratch:shared-over-scratch=false)
   [[ "$bench" != *-dynblocks* ]] || variants+=(--pipeline-variant dynblocks:static-key-blocks=false)
+  [[ "$bench" != *-symprod* ]] || variants+=(--pipeline-variant symprod:relative-symbols-as-product=true)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

@@ -115,6 +115,8 @@ static void buildCPU(OpPassManager &pm, const Options &options,
   flash.rotateKeysOnce = options.emulateGPUTiles && options.rotateKeysOnce;
   flash.narrowValueNetwork =
       options.emulateGPUTiles && options.narrowValueNetwork;
+  flash.relativeSymbolsAsProduct =
+      options.emulateGPUTiles && options.relativeSymbolsAsProduct;
   buildLinalgOnBuffers(
       pm, options.tileAttention, options.queryTile, flash,
       options.fuseEpilogues, resolveGemm(options.gemm, /*cuda=*/false),

@@ -65,6 +65,7 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   flash.wholeKeyBlocks = options.wholeKeyBlocks;
   flash.rotateKeysOnce = options.rotateKeysOnce;
   flash.narrowValueNetwork = options.narrowValueNetwork;
+  flash.relativeSymbolsAsProduct = options.relativeSymbolsAsProduct;
   buildLinalgOnBuffers(pm, /*tileAttention=*/true, options.queryTile, flash,
                        options.fuseEpilogues,
                        resolveGemm(options.gemm, /*cuda=*/true),

@@ -115,7 +115,14 @@ def DatDecomposeFlash : Pass<"dat-decompose-flash"> {
            "HYLA's generated value network z = φ(Σ_h a·v) kept in the "
            "values' element type (bf16 in a bf16 program) between its two "
            "products, so that o = Σ_j a·z has a bf16 operand and runs on "
-           "tensor cores (which round it to bf16 anyway); false: f32">
+           "tensor cores (which round it to bf16 anyway); false: f32">,
+    Option<"relativeSymbolsAsProduct", "relative-symbols-as-product", "bool",
+           "false",
+           "Relational attention's position-relative symbols accumulated as "
+           "a contraction per key block: the table rows its pairs use (one "
+           "window of query-tile + key-block rows) times the probabilities "
+           "skewed so that pair (i, j) sits in column j - i (the GPU's "
+           "tensor cores); false: a gather per pair and element">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

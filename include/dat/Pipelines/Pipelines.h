@@ -126,6 +126,14 @@ struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
                      "so that its second product (Σ_j a·z) runs on tensor "
                      "cores (dat-decompose-flash narrow-value-network)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> relativeSymbolsAsProduct{
+      *this, "relative-symbols-as-product",
+      llvm::cl::desc("GPU and its emulation: relational attention's "
+                     "position-relative symbols accumulated per key block "
+                     "as a product with a window of their table, on tensor "
+                     "cores (dat-decompose-flash "
+                     "relative-symbols-as-product)"),
+      llvm::cl::init(false)};
   ::mlir::detail::PassOptions::Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute projections with their bias, activation and "

@@ -171,6 +171,106 @@ Value accumulateRelativeSymbols(OpBuilder &b, Location loc, Value p,
       .getResult(0);
 }
 
+Value accumulateRelativeSymbolsAsProduct(OpBuilder &b, Location loc, Value p,
+                                         Value table, Value queryOffset,
+                                         Value acc, int64_t group) {
+  MLIRContext *ctx = b.getContext();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value rows = tensor::DimOp::create(b, loc, table, 0);
+  Value last = arith::SubIOp::create(b, loc, rows, index(1));
+  Value maxRel = arith::DivUIOp::create(b, loc, last, index(2));
+  Value offset = queryOffset ? queryOffset : index(0);
+  Value nq = tensor::DimOp::create(b, loc, p, 2);
+  Value nk = tensor::DimOp::create(b, loc, p, 3);
+  // Pair (i, j) reads table row clamp(j - i - offset + M); over the block
+  // these are the window's rows lo + (j - i + nq - 1), lo the pair
+  // (nq - 1, 0)'s. The window is nq + nk rows (one past the last pair's, so
+  // that 16 + 64 stays a multiple of the MMA's k).
+  Value lo = arith::SubIOp::create(
+      b, loc, maxRel,
+      arith::AddIOp::create(b, loc, offset,
+                            arith::SubIOp::create(b, loc, nq, index(1))));
+  Value width = arith::AddIOp::create(b, loc, nq, nk);
+  Value zero = index(0);
+  auto clampRow = [&](OpBuilder &nb, Location nl, Value row) -> Value {
+    return arith::MinSIOp::create(
+        nb, nl, arith::MaxSIOp::create(nb, nl, row, zero), last);
+  };
+  // window[r, g, e] = table[clamp(lo + r), g, e]: the clamped rows repeat,
+  // so each pair's symbol is the window's row at its unclamped offset.
+  SmallVector<OpFoldResult> windowShape = {
+      width, tensor::getMixedSize(b, loc, table, 1),
+      tensor::getMixedSize(b, loc, table, 2)};
+  Type symTy = getElementTypeOrSelf(table.getType());
+  Value windowInit = tensor::EmptyOp::create(b, loc, windowShape, symTy);
+  AffineMap id3 = b.getMultiDimIdentityMap(3);
+  Value window =
+      linalg::GenericOp::create(
+          b, loc, windowInit.getType(), ValueRange{}, ValueRange{windowInit},
+          ArrayRef<AffineMap>{id3}, ArrayRef<IteratorType>{kPar, kPar, kPar},
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            Value r = linalg::IndexOp::create(nb, nl, 0);
+            Value g = linalg::IndexOp::create(nb, nl, 1);
+            Value e = linalg::IndexOp::create(nb, nl, 2);
+            Value row = clampRow(nb, nl, arith::AddIOp::create(nb, nl, lo, r));
+            linalg::YieldOp::create(nb, nl,
+                                    Value(tensor::ExtractOp::create(
+                                        nb, nl, table, ValueRange{row, g, e})));
+          })
+          .getResult(0);
+  // skewed[b, h, i, r] = p[b, h, i, r - (nq - 1) + i] where that is a key
+  // of the block, else 0: each pair in its own column, no sum.
+  SmallVector<OpFoldResult> skewShape = tensor::getMixedSizes(b, loc, p);
+  skewShape[3] = width;
+  Type pTy = getElementTypeOrSelf(p.getType());
+  Value skewInit = tensor::EmptyOp::create(b, loc, skewShape, pTy);
+  AffineMap id4 = b.getMultiDimIdentityMap(4);
+  Value skewed =
+      linalg::GenericOp::create(
+          b, loc, skewInit.getType(), ValueRange{}, ValueRange{skewInit},
+          ArrayRef<AffineMap>{id4},
+          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            Value bb = linalg::IndexOp::create(nb, nl, 0);
+            Value h = linalg::IndexOp::create(nb, nl, 1);
+            Value i = linalg::IndexOp::create(nb, nl, 2);
+            Value r = linalg::IndexOp::create(nb, nl, 3);
+            Value j = arith::SubIOp::create(
+                nb, nl, arith::AddIOp::create(nb, nl, r, i),
+                arith::SubIOp::create(nb, nl, nq, index(1)));
+            Value inside = arith::AndIOp::create(
+                nb, nl,
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, j,
+                                      zero),
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, j,
+                                      nk));
+            Value jc = arith::MinSIOp::create(
+                nb, nl, arith::MaxSIOp::create(nb, nl, j, zero),
+                arith::SubIOp::create(nb, nl, nk, index(1)));
+            Value v =
+                tensor::ExtractOp::create(nb, nl, p, ValueRange{bb, h, i, jc});
+            Value none =
+                arith::ConstantOp::create(nb, nl, nb.getFloatAttr(pTy, 0.0));
+            linalg::YieldOp::create(
+                nb, nl,
+                Value(arith::SelectOp::create(nb, nl, inside, v, none)));
+          })
+          .getResult(0);
+  // acc[b,h,i,e] += Σ_r skewed[b,h,i,r] · window[r, g(h), e]   (loops b, h,
+  // i, e, r): a contraction, on the GPU's tensor cores.
+  AffineExpr bb, h, i, e, r;
+  bindDims(ctx, bb, h, i, e, r);
+  auto map = [&](ArrayRef<AffineExpr> res) {
+    return AffineMap::get(5, 0, res, ctx);
+  };
+  return buildMulAcc(
+      b, loc, skewed, window, acc,
+      {map({bb, h, i, r}), map({r, h.floorDiv(group), e}), map({bb, h, i, e})},
+      {kPar, kPar, kPar, kPar, kRed});
+}
+
 Value expMinusSafeMax(OpBuilder &nb, Location nl, Value x, Value m) {
   auto ft = cast<FloatType>(m.getType());
   Value negInf = arith::ConstantOp::create(

@@ -149,6 +149,15 @@ Value accumulateRelativeSymbols(OpBuilder &b, Location loc, Value p,
                                 Value table, Value queryOffset, Value acc,
                                 int64_t group);
 
+/// The same sum as a contraction: the table rows the block's pairs use are
+/// one window of nq + nk rows (clamped rows repeated), p skewed so that pair
+/// (i, j) sits in column j - i + nq - 1, then acc += skewed · window (a
+/// tensor-core product on the GPU, where the gather per pair and element
+/// was a thread loop).
+Value accumulateRelativeSymbolsAsProduct(OpBuilder &b, Location loc, Value p,
+                                         Value table, Value queryOffset,
+                                         Value acc, int64_t group);
+
 /// HYLA scores s[b,h,i,j] = scale·⟨q, k⟩ + bias in `accTy`, masked pairs set
 /// to the fill of `normalization` (lowest float for softmax, else 0).
 Value buildHyperScores(OpBuilder &rw, Location loc, Value query, Value key,

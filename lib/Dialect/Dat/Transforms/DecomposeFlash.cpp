@@ -141,7 +141,8 @@ struct DecomposeFlashPass final
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateFlashAttentionPatterns(patterns, keyTile, blockBytes,
-                                   wholeKeyBlocks, narrowValueNetwork);
+                                   wholeKeyBlocks, narrowValueNetwork,
+                                   relativeSymbolsAsProduct);
     // A key block's slice of the query tile's slice is one slice of the
     // original tensor, whose producer can then be fused into the key loop.
     tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);

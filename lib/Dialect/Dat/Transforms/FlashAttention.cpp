@@ -213,15 +213,17 @@ SmallVector<OpFoldResult> rowShapeOf(OpBuilder &b, Location loc, Value init) {
 /// A rewrite into loops over blocks of `keyTile` keys.
 template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
   KeyBlockPattern(MLIRContext *ctx, int64_t keyTile, int64_t blockBytes,
-                  bool wholeKeyBlocks, bool narrowValueNetwork)
+                  bool wholeKeyBlocks, bool narrowValueNetwork,
+                  bool relativeSymbolsAsProduct)
       : OpRewritePattern<OpTy>(ctx), keyTile(keyTile), blockBytes(blockBytes),
-        wholeKeyBlocks(wholeKeyBlocks), narrowValueNetwork(narrowValueNetwork) {
-  }
+        wholeKeyBlocks(wholeKeyBlocks), narrowValueNetwork(narrowValueNetwork),
+        relativeSymbolsAsProduct(relativeSymbolsAsProduct) {}
   int64_t keyTile;
   /// See populateFlashAttentionPatterns (0: no bound).
   int64_t blockBytes;
   bool wholeKeyBlocks;
   bool narrowValueNetwork;
+  bool relativeSymbolsAsProduct;
 };
 
 /// Bytes of a static shape's elements (nullopt where a dim is dynamic).
@@ -241,7 +243,8 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
 /// row of keys, relation keys and symbols (bf16) and the f32 relations of
 /// the tile's rows (the GPU stages all of them in shared memory).
 static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
-                                 int64_t blockBytes) {
+                                 int64_t blockBytes,
+                                 bool relativeSymbolsAsProduct) {
   auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
   if (!blockBytes || !op.getQueryType().getElementType().isBF16())
     return keyTile;
@@ -263,6 +266,14 @@ static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
   if (!fixed || !rel || !perKey || !relKey || !relations || !symbols)
     return keyTile;
   int64_t row = *perKey + *relKey + *relations + *symbols;
+  // (Position-relative symbols as a product: the probabilities skewed into
+  // a column per key too, f32.)
+  if (op.getRelativeSymbols() && relativeSymbolsAsProduct) {
+    std::optional<int64_t> skewed = staticBytes({q[0], q[1], q[2]}, 4);
+    if (!skewed)
+      return keyTile;
+    row += *skewed;
+  }
   int64_t tile = keyTile;
   while (tile > 16 && *fixed + *rel + tile * row > blockBytes)
     tile /= 2;
@@ -376,7 +387,8 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
     auto map = [&](ArrayRef<AffineExpr> r) {
       return AffineMap::get(5, 0, r, ctx);
     };
-    int64_t tile = relationalKeyTile(op, keyTile, blockBytes);
+    int64_t tile =
+        relationalKeyTile(op, keyTile, blockBytes, relativeSymbolsAsProduct);
     SmallVector<Value> state = buildKeyLoop(
         rw, loc, visibleKeys(rw, loc, in, tile, wholeKeyBlocks), tile,
         {m0, l0, zeros(rw, loc, outShape, accTy),
@@ -400,10 +412,13 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
           if (op.getRelativeSymbols()) {
             // The band of table rows this block's pairs use, gathered in
             // the loop.
-            accs[0] = accumulateRelativeSymbols(
-                nb, l, p, op.getSymbols(),
-                blockQueryOffset(nb, l, op.getQueryOffset(), j0), accs[0],
-                *group);
+            Value offset = blockQueryOffset(nb, l, op.getQueryOffset(), j0);
+            accs[0] =
+                relativeSymbolsAsProduct
+                    ? accumulateRelativeSymbolsAsProduct(
+                          nb, l, p, op.getSymbols(), offset, accs[0], *group)
+                    : accumulateRelativeSymbols(nb, l, p, op.getSymbols(),
+                                                offset, accs[0], *group);
           } else if (op.getSymbolsPerPair()) {
             // [Nq,Nk,Hkv,hd]: the block's columns, read as [i,j,g(h),e].
             // ([Nq,Nk,1,hd], shared by every head: read as [i,j,e].)
@@ -538,10 +553,11 @@ struct FlashHyperAttention final : KeyBlockPattern<HyperAttentionOp> {
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     int64_t keyTile, int64_t blockBytes,
                                     bool wholeKeyBlocks,
-                                    bool narrowValueNetwork) {
+                                    bool narrowValueNetwork,
+                                    bool relativeSymbolsAsProduct) {
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
       patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks,
-      narrowValueNetwork);
+      narrowValueNetwork, relativeSymbolsAsProduct);
 }
 
 } // namespace mlir::dat

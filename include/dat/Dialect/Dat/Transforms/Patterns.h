@@ -41,11 +41,14 @@ void populateRelationalAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// of the block every block has a static size. With `narrowValueNetwork`,
 /// HYLA's generated value network z is stored in the values' element type
 /// between its two products (the second then has a bf16 operand: a
-/// tensor-core contraction on the GPU).
+/// tensor-core contraction on the GPU). With `relativeSymbolsAsProduct`,
+/// position-relative symbols are accumulated as a contraction with a window
+/// of their table (accumulateRelativeSymbolsAsProduct).
 void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     int64_t keyTile, int64_t blockBytes = 0,
                                     bool wholeKeyBlocks = false,
-                                    bool narrowValueNetwork = false);
+                                    bool narrowValueNetwork = false,
+                                    bool relativeSymbolsAsProduct = false);
 
 /// Fuses the prologues of the tiled attention ops under `root` — RoPE,
 /// orthogonal maps and the transposes between them and attention — into the
