@@ -198,66 +198,59 @@ Value accumulateRelativeSymbolsAsProduct(OpBuilder &b, Location loc, Value p,
     return arith::MinSIOp::create(
         nb, nl, arith::MaxSIOp::create(nb, nl, row, zero), last);
   };
+  // A tensor of `shape` whose element at indices (linalg.index) is body's.
+  auto generate =
+      [&](ArrayRef<OpFoldResult> shape, Type type,
+          function_ref<Value(OpBuilder &, Location, ValueRange)> body)
+      -> Value {
+    Value init = tensor::EmptyOp::create(b, loc, shape, type);
+    SmallVector<IteratorType> iterators(shape.size(), kPar);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{}, ValueRange{init},
+               ArrayRef<AffineMap>{b.getMultiDimIdentityMap(shape.size())},
+               iterators,
+               [&](OpBuilder &nb, Location nl, ValueRange) {
+                 SmallVector<Value> at;
+                 for (int64_t d = 0, e = shape.size(); d < e; ++d)
+                   at.push_back(linalg::IndexOp::create(nb, nl, d));
+                 linalg::YieldOp::create(nb, nl, body(nb, nl, at));
+               })
+        .getResult(0);
+  };
   // window[r, g, e] = table[clamp(lo + r), g, e]: the clamped rows repeat,
   // so each pair's symbol is the window's row at its unclamped offset.
-  SmallVector<OpFoldResult> windowShape = {
-      width, tensor::getMixedSize(b, loc, table, 1),
-      tensor::getMixedSize(b, loc, table, 2)};
-  Type symTy = getElementTypeOrSelf(table.getType());
-  Value windowInit = tensor::EmptyOp::create(b, loc, windowShape, symTy);
-  AffineMap id3 = b.getMultiDimIdentityMap(3);
-  Value window =
-      linalg::GenericOp::create(
-          b, loc, windowInit.getType(), ValueRange{}, ValueRange{windowInit},
-          ArrayRef<AffineMap>{id3}, ArrayRef<IteratorType>{kPar, kPar, kPar},
-          [&](OpBuilder &nb, Location nl, ValueRange) {
-            Value r = linalg::IndexOp::create(nb, nl, 0);
-            Value g = linalg::IndexOp::create(nb, nl, 1);
-            Value e = linalg::IndexOp::create(nb, nl, 2);
-            Value row = clampRow(nb, nl, arith::AddIOp::create(nb, nl, lo, r));
-            linalg::YieldOp::create(nb, nl,
-                                    Value(tensor::ExtractOp::create(
-                                        nb, nl, table, ValueRange{row, g, e})));
-          })
-          .getResult(0);
+  Value window = generate(
+      {width, tensor::getMixedSize(b, loc, table, 1),
+       tensor::getMixedSize(b, loc, table, 2)},
+      getElementTypeOrSelf(table.getType()),
+      [&](OpBuilder &nb, Location nl, ValueRange at) -> Value {
+        Value row = clampRow(nb, nl, arith::AddIOp::create(nb, nl, lo, at[0]));
+        return tensor::ExtractOp::create(nb, nl, table,
+                                         ValueRange{row, at[1], at[2]});
+      });
   // skewed[b, h, i, r] = p[b, h, i, r - (nq - 1) + i] where that is a key
   // of the block, else 0: each pair in its own column, no sum.
   SmallVector<OpFoldResult> skewShape = tensor::getMixedSizes(b, loc, p);
   skewShape[3] = width;
   Type pTy = getElementTypeOrSelf(p.getType());
-  Value skewInit = tensor::EmptyOp::create(b, loc, skewShape, pTy);
-  AffineMap id4 = b.getMultiDimIdentityMap(4);
-  Value skewed =
-      linalg::GenericOp::create(
-          b, loc, skewInit.getType(), ValueRange{}, ValueRange{skewInit},
-          ArrayRef<AffineMap>{id4},
-          ArrayRef<IteratorType>{kPar, kPar, kPar, kPar},
-          [&](OpBuilder &nb, Location nl, ValueRange) {
-            Value bb = linalg::IndexOp::create(nb, nl, 0);
-            Value h = linalg::IndexOp::create(nb, nl, 1);
-            Value i = linalg::IndexOp::create(nb, nl, 2);
-            Value r = linalg::IndexOp::create(nb, nl, 3);
-            Value j = arith::SubIOp::create(
-                nb, nl, arith::AddIOp::create(nb, nl, r, i),
-                arith::SubIOp::create(nb, nl, nq, index(1)));
-            Value inside = arith::AndIOp::create(
-                nb, nl,
-                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, j,
-                                      zero),
-                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, j,
-                                      nk));
-            Value jc = arith::MinSIOp::create(
-                nb, nl, arith::MaxSIOp::create(nb, nl, j, zero),
-                arith::SubIOp::create(nb, nl, nk, index(1)));
-            Value v =
-                tensor::ExtractOp::create(nb, nl, p, ValueRange{bb, h, i, jc});
-            Value none =
-                arith::ConstantOp::create(nb, nl, nb.getFloatAttr(pTy, 0.0));
-            linalg::YieldOp::create(
-                nb, nl,
-                Value(arith::SelectOp::create(nb, nl, inside, v, none)));
-          })
-          .getResult(0);
+  Value skewed = generate(
+      skewShape, pTy, [&](OpBuilder &nb, Location nl, ValueRange at) -> Value {
+        Value j = arith::SubIOp::create(
+            nb, nl, arith::AddIOp::create(nb, nl, at[3], at[2]),
+            arith::SubIOp::create(nb, nl, nq, index(1)));
+        Value inside = arith::AndIOp::create(
+            nb, nl,
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, j, zero),
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, j, nk));
+        Value jc = arith::MinSIOp::create(
+            nb, nl, arith::MaxSIOp::create(nb, nl, j, zero),
+            arith::SubIOp::create(nb, nl, nk, index(1)));
+        Value v = tensor::ExtractOp::create(
+            nb, nl, p, ValueRange{at[0], at[1], at[2], jc});
+        Value none =
+            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(pTy, 0.0));
+        return arith::SelectOp::create(nb, nl, inside, v, none);
+      });
   // acc[b,h,i,e] += Σ_r skewed[b,h,i,r] · window[r, g(h), e]   (loops b, h,
   // i, e, r): a contraction, on the GPU's tensor cores.
   AffineExpr bb, h, i, e, r;

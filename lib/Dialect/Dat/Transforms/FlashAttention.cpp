@@ -241,7 +241,9 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
 /// The keys per block of a bf16 relational attention tile whose buffers must
 /// fit in `blockBytes`: the query and relation query tiles, and per key one
 /// row of keys, relation keys and symbols (bf16) and the f32 relations of
-/// the tile's rows (the GPU stages all of them in shared memory).
+/// the tile's rows (the GPU stages all of them in shared memory); with
+/// position-relative symbols as a product, the f32 skewed probabilities'
+/// column too.
 static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
                                  int64_t blockBytes,
                                  bool relativeSymbolsAsProduct) {
@@ -410,8 +412,8 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
                                    /*relationMajor=*/true);
           Value symbols;
           if (op.getRelativeSymbols()) {
-            // The band of table rows this block's pairs use, gathered in
-            // the loop.
+            // The band of table rows this block's pairs use: gathered per
+            // pair and element, or as a window times the skewed p.
             Value offset = blockQueryOffset(nb, l, op.getQueryOffset(), j0);
             accs[0] =
                 relativeSymbolsAsProduct
