@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 namespace mlir::dat {
 namespace {
@@ -226,6 +227,24 @@ template <typename OpTy> struct KeyBlockPattern : OpRewritePattern<OpTy> {
   bool relativeSymbolsAsProduct;
 };
 
+/// The shape of `v` with each dynamic dim replaced by its constant upper
+/// bound (a partial query tile's rows: the tile's), kDynamic where none is
+/// known.
+static SmallVector<int64_t> boundedShape(Value v) {
+  auto type = cast<ShapedType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!ShapedType::isDynamic(size))
+      continue;
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, {v, static_cast<int64_t>(d)},
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (succeeded(bound) && *bound >= 0)
+      size = *bound;
+  }
+  return shape;
+}
+
 /// Bytes of a static shape's elements (nullopt where a dim is dynamic).
 static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
                                           int64_t elementBytes) {
@@ -241,40 +260,70 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
 /// The keys per block of a bf16 relational attention tile whose buffers must
 /// fit in `blockBytes`: the query and relation query tiles, and per key one
 /// row of keys, relation keys and symbols (bf16) and the f32 relations of
-/// the tile's rows (the GPU stages all of them in shared memory); with
-/// position-relative symbols as a product, the f32 skewed probabilities'
-/// column too.
+/// the tile's rows (the GPU stages all of them in shared memory).
+///
+/// Position-relative symbols (a table) make the tile block-wide on the GPU
+/// (no warp-row program): every buffer of the tile is laid out in shared
+/// memory, so all of them are counted, as dat-gpu-map-tiles lays them out —
+/// the row state, the block's row statistics, both accumulators and their
+/// normalized copies, the scores, and with the symbols as a product the
+/// window of table rows (the tile's rows plus one per key) and the f32
+/// skewed probabilities (a column per key). A partial query tile's rows
+/// count at their bound. (Before, its dynamic rows made the rule give up:
+/// M2's tile with the product kept 64 keys and 90 KiB in global scratch.)
 static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
                                  int64_t blockBytes,
                                  bool relativeSymbolsAsProduct) {
-  auto type = [](Value v) { return cast<RankedTensorType>(v.getType()); };
   if (!blockBytes || !op.getQueryType().getElementType().isBF16())
     return keyTile;
-  ArrayRef<int64_t> q = op.getQueryType().getShape(),
-                    k = op.getKeyType().getShape(),
-                    rq = type(op.getRelQuery()).getShape(),
-                    rk = type(op.getRelKey()).getShape(),
-                    s = type(op.getSymbols()).getShape();
+  SmallVector<int64_t> q = boundedShape(op.getQuery()),
+                       k = boundedShape(op.getKey()),
+                       rq = boundedShape(op.getRelQuery()),
+                       rk = boundedShape(op.getRelKey()),
+                       s = boundedShape(op.getSymbols());
   // Per key: a row of each of [B, Hkv, ·, dk], [B, R, ·, dr] and the
   // symbols (per pair: the tile's rows of them), and [B, R, Nq] relations.
   std::optional<int64_t> fixed = staticBytes(q, 2), rel = staticBytes(rq, 2);
   std::optional<int64_t> perKey = staticBytes({k[0], k[1], k[3]}, 2),
                          relKey = staticBytes({rk[0], rk[1], rk[3]}, 2),
                          relations = staticBytes({rq[0], rq[1], rq[2]}, 4);
-  std::optional<int64_t> symbols =
-      op.getSymbolsPerPair()    ? staticBytes({s[0], s[2], s[3]}, 2)
-      : op.getRelativeSymbols() ? staticBytes({s[1], s[2]}, 2)
-                                : staticBytes({s[0], s[1], s[3]}, 2);
-  if (!fixed || !rel || !perKey || !relKey || !relations || !symbols)
+  if (!fixed || !rel || !perKey || !relKey || !relations)
     return keyTile;
-  int64_t row = *perKey + *relKey + *relations + *symbols;
-  // (Position-relative symbols as a product: the probabilities skewed into
-  // a column per key too, f32.)
-  if (op.getRelativeSymbols() && relativeSymbolsAsProduct) {
-    std::optional<int64_t> skewed = staticBytes({q[0], q[1], q[2]}, 4);
-    if (!skewed)
+  int64_t row = *perKey + *relKey + *relations;
+  if (op.getRelativeSymbols()) {
+    // [B, H, Nq] f32 rows (the scores' column per key; a row state), the
+    // output's [B, H, Nq, hd] and the relations' [B, H, Nq, R] f32.
+    std::optional<int64_t> rows = staticBytes({q[0], q[1], q[2]}, 4),
+                           out = staticBytes({q[0], q[1], q[2], s[2]}, 4),
+                           relOut = staticBytes({q[0], q[1], q[2], rq[1]}, 4),
+                           tableRow = staticBytes({s[1], s[2]}, 2);
+    if (!rows || !out || !relOut || !tableRow)
       return keyTile;
-    row += *skewed;
+    // m, l and the block's max, rescale and sum; each accumulator twice (it
+    // and its normalized copy after the key loop).
+    *fixed += 5 * *rows + 2 * *out + 2 * *relOut;
+    row += *rows;
+    if (op.getActivation() == "softmax") {
+      // Softmax relations are built once per query tile, over every key.
+      std::optional<int64_t> all = staticBytes({rq[0], rq[1], rq[2], rk[2]}, 4);
+      if (!all)
+        return keyTile;
+      *fixed += *all;
+      row -= *relations;
+    }
+    if (relativeSymbolsAsProduct) {
+      // The window: a table row per query row and per key; the skewed
+      // probabilities: a [B, H, Nq] column per window row.
+      *fixed += q[2] * (*tableRow + *rows);
+      row += *tableRow + *rows;
+    }
+  } else {
+    std::optional<int64_t> symbols = op.getSymbolsPerPair()
+                                         ? staticBytes({s[0], s[2], s[3]}, 2)
+                                         : staticBytes({s[0], s[1], s[3]}, 2);
+    if (!symbols)
+      return keyTile;
+    row += *symbols;
   }
   int64_t tile = keyTile;
   while (tile > 16 && *fixed + *rel + tile * row > blockBytes)
@@ -291,12 +340,10 @@ static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
 /// does not fit goes to global scratch.
 static int64_t hyperKeyTile(HyperAttentionOp op, int64_t keyTile,
                             int64_t blockBytes, bool narrowValueNetwork) {
-  auto shape = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getShape();
-  };
   if (!blockBytes || !getElementTypeOrSelf(op.getQuery().getType()).isBF16())
     return keyTile;
-  ArrayRef<int64_t> q = shape(op.getQuery()), v = shape(op.getValue());
+  SmallVector<int64_t> q = boundedShape(op.getQuery()),
+                       v = boundedShape(op.getValue());
   int64_t b = q[0], h = q[1], rows = q[2], dq = q[3], dv = v[3];
   std::optional<int64_t> fixed = staticBytes(q, 2),
                          acc = staticBytes({b, h, rows, dv}, 4),

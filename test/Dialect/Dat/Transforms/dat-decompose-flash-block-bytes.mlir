@@ -9,6 +9,10 @@
 // RUN: dat-opt %s --dat-tile-attention="query-tile=16" \
 // RUN:   --dat-decompose-flash="key-tile=64 block-bytes=232432 narrow-value-network=true" \
 // RUN:   --canonicalize --split-input-file | FileCheck %s --check-prefix=NARROW
+// Position-relative symbols as a product:
+// RUN: dat-opt %s --dat-tile-attention="query-tile=16" \
+// RUN:   --dat-decompose-flash="key-tile=64 block-bytes=232432 relative-symbols-as-product=true" \
+// RUN:   --canonicalize --split-input-file | FileCheck %s --check-prefix=PRODUCT
 // RUN: not dat-opt %s --dat-decompose-flash="block-bytes=-1" --split-input-file 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BAD
 // BAD: error: dat-decompose-flash: block-bytes must be positive or 0, got -1
@@ -94,4 +98,27 @@ func.func @hyla_bf16_fits(%q: tensor<1x8x1024x16xbf16>) -> tensor<1x8x1024x16xbf
          outs(%o : tensor<1x8x1024x16xbf16>)
          scale = 0.25 normalization = "rms_head" network = "mlp_relu" -> tensor<1x8x1024x16xbf16>
   return %r : tensor<1x8x1024x16xbf16>
+}
+
+// -----
+
+// Position-relative symbols (a table) make a block-wide tile, every buffer of
+// it in shared memory, counted whole: M2's tile (6 heads and 6 relations of
+// 64, 197 tokens, so a partial last query tile whose rows are bounded by 16)
+// takes 80,256 bytes for its query tiles, row state and accumulators and
+// 2,304 per key: 64 keys (227,712) fit. As a product, the window and the
+// skewed probabilities add 18,432 and 1,152 per key: 64 keys (319,872) do
+// not fit, 32 (209,280) do.
+// CHECK-LABEL: func.func @relational_relative_bf16
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c64
+// PRODUCT-LABEL: func.func @relational_relative_bf16
+// PRODUCT: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c32
+func.func @relational_relative_bf16(%q: tensor<1x6x197x64xbf16>, %s: tensor<393x6x64xbf16>,
+                                    %wr: tensor<6x64x6xbf16>) -> tensor<1x6x197x64xbf16> {
+  %o = tensor.empty() : tensor<1x6x197x64xbf16>
+  %r = dat.relational_attention ins(%q, %q, %q, %q, %s, %wr : tensor<1x6x197x64xbf16>, tensor<1x6x197x64xbf16>,
+             tensor<1x6x197x64xbf16>, tensor<1x6x197x64xbf16>, tensor<393x6x64xbf16>, tensor<6x64x6xbf16>)
+         outs(%o : tensor<1x6x197x64xbf16>) scale = 0.125 rel_scale = 0.125 activation = "identity"
+         relative_symbols -> tensor<1x6x197x64xbf16>
+  return %r : tensor<1x6x197x64xbf16>
 }
