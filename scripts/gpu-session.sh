@@ -43,13 +43,18 @@ mode="${1:-}"
 # the entries never
 # measured or not since session 46. K3 with cuBLAS is what a user gets
 # (--gemm auto): its generated projections ran at ~34 TFLOP/s in session 50.
-default_bench="K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-dynblocks,K3-hyla-n2048.bf16-scratch"
+# First of all, session 51's elementwise kernels with 8 elements a thread
+# (M1: 552 small kernels took 16.6 ms of 46.9 in session 50; -perthread1 is
+# one a thread, as then), and its M2 -symprod in 32-key blocks that fit.
+default_bench="M1-dat-lm.bf16-cublas,M1-dat-lm.bf16-cublas-perthread1"
+default_bench+=",M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-symprod"
+default_bench+=",K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-dynblocks,K3-hyla-n2048.bf16-scratch"
 default_bench+=",K3-hyla-n2048.bf16-cublas"
-default_bench+=",M2-vision-dat.bf16-cublas,M2-vision-dat.bf16-cublas-symprod,M2-vision-dat.bf16-cublas-scratch"
-default_bench+=",M1-dat-lm.bf16-cublas,K1-attn-d64-n4096.bf16"
+default_bench+=",M2-vision-dat.bf16-cublas-scratch"
+default_bench+=",K1-attn-d64-n4096.bf16"
 default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
 default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
-default_bench+=",M3-vit-b16.bf16-cublas"
+default_bench+=",M3-vit-b16.bf16-cublas,M3-vit-b16.bf16-cublas-perthread1"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
 # and two whose attention tiles take the warp-row structure (bf16: encoder
 # block, and transformer LM with causal and decode-step kernels).
@@ -122,7 +127,8 @@ prepare)
   # in scratch, the value network's second product on CUDA cores),
   # ...-scratch with tile buffers past 96 KiB in global scratch,
   # ...-dynblocks with key blocks of a dynamic size, ...-symprod with
-  # position-relative symbols accumulated as a product (A/Bs in one run).
+  # position-relative symbols accumulated as a product, ...-perthread1 with
+  # one element a thread in elementwise kernels (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -143,6 +149,7 @@ prepare)
   [[ "$bench" != *-scratch* ]] || variants+=(--pipeline-variant scratch:shared-over-scratch=false)
   [[ "$bench" != *-dynblocks* ]] || variants+=(--pipeline-variant dynblocks:static-key-blocks=false)
   [[ "$bench" != *-symprod* ]] || variants+=(--pipeline-variant symprod:relative-symbols-as-product=true)
+  [[ "$bench" != *-perthread1* ]] || variants+=(--pipeline-variant perthread1:elements-per-thread=1)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

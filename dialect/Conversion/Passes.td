@@ -21,10 +21,21 @@ def DatGPUMapParallelLoops : Pass<"dat-gpu-map-parallel-loops"> {
     scf.for). `convert-parallel-loops-to-gpu` then turns each nest into a
     `gpu.launch`. Run before canonicalization, which would fold a nest of
     one iteration into host code on device buffers.
+
+    An elementwise nest (its body loads, arithmetic without side effects,
+    then stores) of at least 2^20 elements, a static count, gives each
+    thread `elements-per-thread` elements, `block-size` apart within its
+    block's chunk (each warp access stays contiguous), all their loads and
+    arithmetic before their stores, the stores guarded where the chunk
+    does not divide the count: the loads of all of them are in flight at
+    once (one 2-4 byte element a thread keeps too little in flight for
+    HBM's bandwidth).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
-           "Threads per block">
+           "Threads per block">,
+    Option<"elementsPerThread", "elements-per-thread", "int64_t", "1",
+           "Elements a thread of a large elementwise nest computes (1: one)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

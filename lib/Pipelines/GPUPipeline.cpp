@@ -97,8 +97,9 @@ static void buildGPU(OpPassManager &pm, const Options &options) {
   // Kernels before canonicalization, which would fold a nest of one
   // iteration (a 1×1 fill, one token's layer-norm statistics) into host
   // code on device buffers.
-  pm.addNestedPass<func::FuncOp>(createDatGPUMapParallelLoops(
-      DatGPUMapParallelLoopsOptions{options.blockSize}));
+  pm.addNestedPass<func::FuncOp>(
+      createDatGPUMapParallelLoops(DatGPUMapParallelLoopsOptions{
+          options.blockSize, options.elementsPerThread}));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addPass(createDatGPUDeviceAllocations());

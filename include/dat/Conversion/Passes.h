@@ -98,12 +98,20 @@ void registerNVGPUToLLVMInterface(DialectRegistry &registry);
 #define GEN_PASS_REGISTRATION
 #include "dat/Conversion/Passes.h.inc"
 
+/// The fewest elements of an elementwise loop that
+/// mapParallelLoopToBlocksAndThreads gives several to a thread: below it,
+/// fewer blocks than a few waves of the H200's 132 SMs would be left.
+inline constexpr int64_t kMinCoarsenedElements = int64_t(1) << 20;
+
 /// Collapses `loop` to one dimension, tiles it by `blockSize` and maps the
 /// tiles to blocks and the tile's elements to threads (nested loops run
-/// sequentially in their thread).
+/// sequentially in their thread). An elementwise loop (loads, arithmetic,
+/// stores) of a static kMinCoarsenedElements or more elements gives each
+/// thread `elementsPerThread` of them, blockSize apart, its loads first.
 LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 scf::ParallelOp loop,
-                                                int64_t blockSize);
+                                                int64_t blockSize,
+                                                int64_t elementsPerThread = 1);
 
 /// XOR-swizzles the 16-byte chunks of each row of the shared-memory tile
 /// buffer seen through `views` (views of the same bytes with the same rows)

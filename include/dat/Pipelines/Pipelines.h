@@ -296,6 +296,11 @@ struct GPUTargetOptions : public Base {
                      "memory against bank conflicts "
                      "(dat-gpu-swizzle-shared-tiles)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<int64_t> elementsPerThread{
+      *this, "elements-per-thread",
+      llvm::cl::desc("Elements each thread computes of an elementwise kernel "
+                     "of 2^20 or more (dat-gpu-map-parallel-loops; 1: one)"),
+      llvm::cl::init(8)};
   ::mlir::detail::PassOptions::Option<bool> rowReductions{
       *this, "row-reductions",
       llvm::cl::desc("A warp per output element for reductions along the "

@@ -15,10 +15,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -40,10 +43,128 @@ static LogicalResult mapSequential(scf::ParallelOp loop) {
   return gpu::setMappingAttr(loop, seq);
 }
 
+/// Whether `loop`'s body is loads, ops without memory effects and then
+/// stores (an elementwise linalg op's), so that a thread may run it for
+/// several elements with every load first.
+static bool isLoadComputeStore(scf::ParallelOp loop) {
+  bool stored = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (isa<memref::StoreOp>(op)) {
+      stored = true;
+    } else if (isa<memref::LoadOp>(op)) {
+      if (stored)
+        return false;
+    } else if (op.getNumRegions() > 0 || !isPure(&op)) {
+      return false;
+    }
+  }
+  return stored;
+}
+
+/// The collapsed loop `loop` (0 to N step 1) as a loop over N / perThread
+/// work items, each `perThread` elements blockSize apart within a block's
+/// chunk of blockSize · perThread (so each load and store of a warp stays
+/// contiguous): the elements' loads first, then their arithmetic, then
+/// their stores, each guarded where N is not a multiple of the chunk
+/// (loads past N read element N - 1). With no store between them, the
+/// loads of every element can be in flight together: one element per
+/// thread keeps 2-4 bytes a thread in flight, a fraction of what HBM needs
+/// to stream. Different elements never touch the same location (each
+/// writes its own output elements, and reads inputs that alias an output
+/// only at the same element), so moving the stores last is exact.
+static scf::ParallelOp coarsen(RewriterBase &rewriter, scf::ParallelOp loop,
+                               int64_t n, int64_t blockSize,
+                               int64_t perThread) {
+  Location loc = loop.getLoc();
+  int64_t chunk = blockSize * perThread;
+  bool partial = n % chunk != 0;
+  rewriter.setInsertionPoint(loop);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value one = index(1);
+  auto items = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{index(0)},
+      ValueRange{index(llvm::divideCeil(n, chunk) * blockSize)},
+      ValueRange{one});
+  rewriter.setInsertionPointToStart(items.getBody());
+  Value item = items.getInductionVars()[0];
+  Value block = index(blockSize);
+  // The item's first element: its block's chunk plus its lane.
+  Value first = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc,
+                            arith::DivUIOp::create(rewriter, loc, item, block),
+                            index(chunk)),
+      arith::RemUIOp::create(rewriter, loc, item, block));
+  Value last = index(n - 1), bound = index(n);
+  Value iv = loop.getInductionVars()[0];
+  // The loads and the index arithmetic they need come first for every
+  // element, then the rest of the arithmetic: in element order, each
+  // element's arithmetic would wait for its load before the next load
+  // issues (ptxas keeps that order).
+  Block *body = loop.getBody();
+  DenseSet<Operation *> addressing;
+  for (Operation &op : llvm::reverse(body->without_terminator()))
+    if (isa<memref::LoadOp>(op) ||
+        llvm::any_of(op.getUsers(), [&](Operation *user) {
+          return addressing.contains(user);
+        }))
+      addressing.insert(&op);
+  SmallVector<IRMapping> clones(perThread);
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < perThread; ++k) {
+    Value element =
+        arith::AddIOp::create(rewriter, loc, first, index(k * blockSize));
+    elements.push_back(element);
+    clones[k].map(
+        iv,
+        partial
+            ? arith::MinUIOp::create(rewriter, loc, element, last).getResult()
+            : element);
+    for (Operation &op : body->without_terminator())
+      if (addressing.contains(&op))
+        rewriter.clone(op, clones[k]);
+  }
+  for (int64_t k = 0; k < perThread; ++k)
+    for (Operation &op : body->without_terminator())
+      if (!addressing.contains(&op) && !isa<memref::StoreOp>(op))
+        rewriter.clone(op, clones[k]);
+  for (int64_t k = 0; k < perThread; ++k) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (partial) {
+      Value inside = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, elements[k], bound);
+      auto ifOp = scf::IfOp::create(rewriter, loc, inside,
+                                    /*withElseRegion=*/false);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    for (Operation &op : body->without_terminator())
+      if (isa<memref::StoreOp>(op))
+        rewriter.clone(op, clones[k]);
+  }
+  rewriter.eraseOp(loop);
+  return items;
+}
+
 LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
                                                 scf::ParallelOp loop,
-                                                int64_t blockSize) {
+                                                int64_t blockSize,
+                                                int64_t elementsPerThread) {
   MLIRContext *ctx = loop.getContext();
+  // Its elements, where every dim's trip count is static (the collapsed
+  // loop's bound is their product, not a constant); -1 where one is not.
+  int64_t elements = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    elements =
+        l && u && s && *s > 0 && elements > 0
+            ? elements * std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s))
+            : -1;
+  }
   if (loop.getNumLoops() > 1) {
     std::vector<unsigned> all(loop.getNumLoops());
     std::iota(all.begin(), all.end(), 0u);
@@ -59,6 +180,13 @@ LogicalResult mapParallelLoopToBlocksAndThreads(RewriterBase &rewriter,
       return failure();
     loop = cast<scf::ParallelOp>(next);
   }
+  // Elementwise loops large enough to fill the GPU many times over: several
+  // elements a thread (coarsen).
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[0]),
+                         step = getConstantIntValue(loop.getStep()[0]);
+  if (elementsPerThread > 1 && lb == 0 && step == 1 &&
+      elements >= kMinCoarsenedElements && isLoadComputeStore(loop))
+    loop = coarsen(rewriter, loop, elements, blockSize, elementsPerThread);
   auto [outer, inner] =
       scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/true);
   if (failed(gpu::setMappingAttr(outer, mapTo(ctx, gpu::Processor::BlockX))) ||
@@ -119,9 +247,14 @@ struct GPUMapParallelLoopsPass final
           !op->hasAttr(gpu::getMappingAttrName()))
         roots.push_back(op);
     });
+    if (failed(checkOptionRange(getOperation(), getArgument(),
+                                "elements-per-thread", elementsPerThread, 1,
+                                64)))
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : roots)
-      if (failed(mapParallelLoopToBlocksAndThreads(rewriter, loop, blockSize)))
+      if (failed(mapParallelLoopToBlocksAndThreads(rewriter, loop, blockSize,
+                                                   elementsPerThread)))
         return signalPassFailure();
   }
 };
