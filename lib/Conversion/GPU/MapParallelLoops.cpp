@@ -47,6 +47,9 @@ static LogicalResult mapSequential(scf::ParallelOp loop) {
 /// stores (an elementwise linalg op's), so that a thread may run it for
 /// several elements with every load first.
 static bool isLoadComputeStore(scf::ParallelOp loop) {
+  // (A loop with reductions carries values the coarsened one would drop.)
+  if (loop.getNumResults() > 0)
+    return false;
   bool stored = false;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (isa<memref::StoreOp>(op)) {
