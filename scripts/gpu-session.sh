@@ -65,6 +65,9 @@ sanitize_programs=(
   cuda-golden/ape_sequential_selfmha.bf16
   cuda-golden/encoder_block.bf16 cuda-golden/transformer_lm.bf16
   gpu-session/tiny-dat-lm gpu-session/tiny-dat-lm.bf16 gpu-session/tiny-dat-lm.bf16-generated
+  # Elementwise kernels 8 elements a thread (session 51; the golden cases'
+  # are too small to take it).
+  gpu-session/coarse-lm.bf16
 )
 # initcheck does not see the writes of cuBLAS's kernels that write bf16 at
 # beta 0 (library epilogues): session 50 found 17,024 "uninitialized" reads
@@ -95,6 +98,30 @@ prepare)
       --target cuda ${p:+--precision bf16} "${gemm[@]}" -o "$out/program"
     cp "$root/examples/tiny-dat-lm.tokens.safetensors" "$out/io.safetensors"
   done
+  # A DAT LM whose MLP's elementwise kernels take 8 elements a thread
+  # (elements-per-thread): 3 × 200 tokens × 1,800 = 1,080,000 elements, a
+  # partial last chunk of a block's 2,048; for the sanitizers.
+  out="$root/build/gpu-session/coarse-lm.bf16"
+  mkdir -p "$out"
+  python3 - "$root/examples/tiny-dat-lm.json" "$out" <<'PY'
+import json, struct, sys
+cfg = json.load(open(sys.argv[1]))
+cfg["name"] = "coarse-lm"
+cfg["kwargs"].update(d_model=128, dff=1800, max_block_size=200)
+cfg["kwargs"]["symbol_retrieval_kwargs"]["d_model"] = 128
+cfg["inputs"] = {"idx": {"shape": [3, 200], "dtype": "int64"}}
+cfg["outputs"] = {"logits": {"shape": [3, 200, 97], "dtype": "float32"}}
+json.dump(cfg, open(sys.argv[2] + "/config.json", "w"), indent=1)
+tokens = [(7 * i + 3) % 97 for i in range(600)]
+data = struct.pack("<600q", *tokens)
+header = json.dumps({"input.idx": {"dtype": "I64", "shape": [3, 200],
+                                   "data_offsets": [0, len(data)]}}).encode()
+header += b" " * (-len(header) % 8)
+with open(sys.argv[2] + "/io.safetensors", "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header + data)
+PY
+  "$root/build/bin/datc" compile "$out/config.json" --random-weights 0 \
+    --target cuda --precision bf16 -o "$out/program"
   # The Python package's CUDA path: a saved CUDA model of the example LM
   # and the CPU program's logits on the same tokens
   # (scripts/gpu-python-smoke.py checks it there).

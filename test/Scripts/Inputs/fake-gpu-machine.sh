@@ -30,6 +30,7 @@ for c in "$g"/*.bf16; do echo bf16 > "$c/precision"; cp "$io" "$c/input.safetens
 program "$root/stage/build/gpu-session/tiny-dat-lm"
 program "$root/stage/build/gpu-session/tiny-dat-lm.bf16"
 program "$root/stage/build/gpu-session/tiny-dat-lm.bf16-generated"
+program "$root/stage/build/gpu-session/coarse-lm.bf16"
 # One benchmark entry, its inputs made already (run.py makes them with
 # torch there).
 program "$root/stage/build/bench/K1-fake.bf16"
