@@ -85,11 +85,10 @@ static scf::ParallelOp coarsen(RewriterBase &rewriter, scf::ParallelOp loop,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
-  Value one = index(1);
   auto items = scf::ParallelOp::create(
       rewriter, loc, ValueRange{index(0)},
       ValueRange{index(llvm::divideCeil(n, chunk) * blockSize)},
-      ValueRange{one});
+      ValueRange{index(1)});
   rewriter.setInsertionPointToStart(items.getBody());
   Value item = items.getInductionVars()[0];
   Value block = index(blockSize);
@@ -100,7 +99,9 @@ static scf::ParallelOp coarsen(RewriterBase &rewriter, scf::ParallelOp loop,
                             arith::DivUIOp::create(rewriter, loc, item, block),
                             index(chunk)),
       arith::RemUIOp::create(rewriter, loc, item, block));
-  Value last = index(n - 1), bound = index(n);
+  // (Only a partial last chunk clamps its loads and guards its stores.)
+  Value last = partial ? index(n - 1) : Value(),
+        bound = partial ? index(n) : Value();
   Value iv = loop.getInductionVars()[0];
   // The loads and the index arithmetic they need come first for every
   // element, then the rest of the arithmetic: in element order, each
