@@ -295,7 +295,8 @@ def config_of(entry):
 def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
           precisions=("bf16", "fp32"), gemms=("generated", "library"),
           cpu=False, pipelines=()):
-    datc = os.path.join(ROOT, "build", "bin", "datc")
+    # (DATC: another compiler's build, for a same-run A/B: bench/ab_old_new.py.)
+    datc = os.environ.get("DATC") or os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
     # (label, datc --pipeline options): the default, then each variant of
     # pipelines, built beside it (".bf16-LABEL") to compare in one run.

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -158,6 +159,50 @@ static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
                                          unitDimGroups(type));
 }
 
+/// The other readers of `transpose`'s input where all are slices after it
+/// (of its rank, unit strides): a tile loop's partial key block, which the
+/// vector layer leaves unpacked, or a causal key loop's peeled block. They
+/// can read the transposed tensor instead (transposed back, a small tile),
+/// so that the transpose can move into the loop that makes its input.
+/// Empty where any other reader is not such a slice.
+static SmallVector<tensor::ExtractSliceOp>
+slicesAfter(linalg::TransposeOp transpose) {
+  DominanceInfo dominance;
+  SmallVector<tensor::ExtractSliceOp> slices;
+  for (OpOperand &use : transpose.getInput().getUses()) {
+    if (use.getOwner() == transpose)
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+    if (!slice || !slice.hasUnitStride() ||
+        slice.getResultType().getRank() != slice.getSourceType().getRank() ||
+        !dominance.properlyDominates(transpose.getOperation(), slice))
+      return {};
+    slices.push_back(slice);
+  }
+  return slices;
+}
+
+/// `slice` of `transpose`'s input read from its result instead: the
+/// transposed slice, transposed back.
+static void readThroughTranspose(RewriterBase &rewriter,
+                                 tensor::ExtractSliceOp slice,
+                                 linalg::TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  Location loc = slice.getLoc();
+  rewriter.setInsertionPoint(slice);
+  Value part = tensor::ExtractSliceOp::create(
+      rewriter, loc, transpose.getResult()[0],
+      applyPermutation(slice.getMixedOffsets(), perm),
+      applyPermutation(slice.getMixedSizes(), perm),
+      applyPermutation(slice.getMixedStrides(), perm));
+  Value init = tensor::EmptyOp::create(rewriter, loc, slice.getMixedSizes(),
+                                       slice.getResultType().getElementType());
+  rewriter.replaceOp(slice,
+                     linalg::TransposeOp::create(rewriter, loc, part, init,
+                                                 invertPermutationVector(perm))
+                         ->getResult(0));
+}
+
 /// Moves a transpose of a tile loop's result (head merges, packed key
 /// heads; through expand_shapes that split a tile's dimensions whole, or
 /// split a tiled dimension into blocks of the tile: keys in blocks of 64)
@@ -172,12 +217,20 @@ static Value squeezeUnitDims(OpBuilder &b, Location loc, Value value) {
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose) {
   Value input = transpose.getInput();
+  // Its input's other readers, if all are slices the transposed tensor can
+  // serve: they do not keep it from moving.
+  SmallVector<tensor::ExtractSliceOp> otherReaders = slicesAfter(transpose);
+  auto onlyUse = [&](Value v) {
+    return v == transpose.getInput()
+               ? llvm::range_size(v.getUses()) == otherReaders.size() + 1
+               : v.hasOneUse();
+  };
   // A chain of expand_shapes (the heads split, then the keys in blocks for
   // the blocked packing), composed.
   SmallVector<tensor::ExpandShapeOp> expands;
   for (auto e = input.getDefiningOp<tensor::ExpandShapeOp>(); e;
        e = e.getSrc().getDefiningOp<tensor::ExpandShapeOp>()) {
-    if (!e->hasOneUse())
+    if (!onlyUse(e.getResult()))
       return failure();
     expands.push_back(e);
   }
@@ -204,7 +257,7 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
   SmallVector<Operation *> chain;
   Value v = input;
   if (tensor::InsertSliceOp rest = foldedRestInsert(v)) {
-    if (!v.hasOneUse())
+    if (!onlyUse(v))
       return failure();
     chain.push_back(rest);
     v = rest.getDest();
@@ -214,7 +267,7 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     // as other uses, checked by foldedRestInsert.)
     bool beforeFoldedRest =
         chain.size() == 1 && isa<tensor::InsertSliceOp>(chain[0]);
-    if (!tileInsert(forall) || (!beforeFoldedRest && !v.hasOneUse()) ||
+    if (!tileInsert(forall) || (!beforeFoldedRest && !onlyUse(v)) ||
         (!chain.empty() && !beforeFoldedRest &&
          !chain.back()->hasAttr(kRestOfSplitAttr)))
       return failure();
@@ -313,6 +366,9 @@ LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
     tiles.push_back(std::move(tile));
   }
   ArrayRef<int64_t> perm = transpose.getPermutation();
+
+  for (tensor::ExtractSliceOp slice : otherReaders)
+    readThroughTranspose(rewriter, slice, transpose);
 
   // A folded partial tile's outs: undefined, as a loop's.
   if (auto rest = dyn_cast<tensor::InsertSliceOp>(chain.front())) {

@@ -422,6 +422,54 @@ func.func @folded_rest_reads(%x: tensor<200x16xf32>) -> tensor<16x200xf32> {
 
 // -----
 
+// Other readers of the loop's result that are slices after the transpose
+// (a causal tile's peeled key block, a partial key block the vector layer
+// leaves unpacked) read the transposed tensor, transposed back: the
+// transpose still moves into the loop.
+// CHECK-LABEL: func.func @slices_read_transposed
+// CHECK: %[[FULL:.+]] = scf.forall (%{{.+}}) = (0) to (128) step (64) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<16x128xf32>)
+// CHECK: vector.shuffle
+// CHECK: %[[PART:.+]] = tensor.extract_slice %[[FULL]][0, %{{.+}}] [16, %{{.+}}] [1, 1] : tensor<16x128xf32> to tensor<16x?xf32>
+// CHECK: %[[BACK:.+]] = linalg.transpose ins(%[[PART]] : tensor<16x?xf32>) outs(%{{.+}} : tensor<?x16xf32>) permutation = [1, 0]
+// CHECK: return %[[FULL]], %[[BACK]]
+// A reader before the transpose keeps it after the loop.
+// CHECK-LABEL: func.func @slice_before_transpose
+// CHECK: scf.forall
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<128x16xf32>)
+func.func @slices_read_transposed(%x: tensor<128x16xf32>, %n: index, %m: index) -> (tensor<16x128xf32>, tensor<?x16xf32>) {
+  %e = tensor.empty() : tensor<128x16xf32>
+  %full = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %e) -> (tensor<128x16xf32>) {
+    %s = tensor.extract_slice %x[%i, 0] [64, 16] [1, 1] : tensor<128x16xf32> to tensor<64x16xf32>
+    %d = tensor.extract_slice %o[%i, 0] [64, 16] [1, 1] : tensor<128x16xf32> to tensor<64x16xf32>
+    %t = linalg.exp ins(%s : tensor<64x16xf32>) outs(%d : tensor<64x16xf32>) -> tensor<64x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [64, 16] [1, 1] : tensor<64x16xf32> into tensor<128x16xf32>
+    }
+  } {dat.origin = "projection"}
+  %te = tensor.empty() : tensor<16x128xf32>
+  %tr = linalg.transpose ins(%full : tensor<128x16xf32>) outs(%te : tensor<16x128xf32>) permutation = [1, 0]
+  %r = tensor.extract_slice %full[%n, 0] [%m, 16] [1, 1] : tensor<128x16xf32> to tensor<?x16xf32>
+  return %tr, %r : tensor<16x128xf32>, tensor<?x16xf32>
+}
+
+func.func @slice_before_transpose(%x: tensor<128x16xf32>, %n: index, %m: index) -> (tensor<16x128xf32>, tensor<?x16xf32>) {
+  %e = tensor.empty() : tensor<128x16xf32>
+  %full = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %e) -> (tensor<128x16xf32>) {
+    %s = tensor.extract_slice %x[%i, 0] [64, 16] [1, 1] : tensor<128x16xf32> to tensor<64x16xf32>
+    %d = tensor.extract_slice %o[%i, 0] [64, 16] [1, 1] : tensor<128x16xf32> to tensor<64x16xf32>
+    %t = linalg.exp ins(%s : tensor<64x16xf32>) outs(%d : tensor<64x16xf32>) -> tensor<64x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i, 0] [64, 16] [1, 1] : tensor<64x16xf32> into tensor<128x16xf32>
+    }
+  } {dat.origin = "projection"}
+  %r = tensor.extract_slice %full[%n, 0] [%m, 16] [1, 1] : tensor<128x16xf32> to tensor<?x16xf32>
+  %te = tensor.empty() : tensor<16x128xf32>
+  %tr = linalg.transpose ins(%full : tensor<128x16xf32>) outs(%te : tensor<16x128xf32>) permutation = [1, 0]
+  return %tr, %r : tensor<16x128xf32>, tensor<?x16xf32>
+}
+
+// -----
+
 // A row maximum in a tile loop (the online softmax's) is a vector
 // reduction that may ignore NaN and the sign of zero (fastmath nnan, nsz):
 // IEEE maximum's checks would make it a serial chain of scalar compares.

@@ -257,8 +257,10 @@ blockVectorOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// split a tile's dimensions whole, or a tiled dimension into blocks of the
 /// tile) into the loop, and into a folded partial last tile: each tile is
 /// transposed into its place in the transposed result (made there where
-/// only unit dimensions move). Fails, changing nothing, where the loops do
-/// not have that form.
+/// only unit dimensions move). Other readers of the loop's result that are
+/// slices after the transpose read the transposed tensor instead, each
+/// slice transposed back. Fails, changing nothing, where the loops do not
+/// have that form.
 LogicalResult sinkTransposeIntoForall(RewriterBase &rewriter,
                                       linalg::TransposeOp transpose);
 
