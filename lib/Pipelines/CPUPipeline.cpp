@@ -30,7 +30,7 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
                           bool libraryEpilogues,
                           function_ref<void(OpPassManager &)> beforeDealloc,
                           function_ref<void(OpPassManager &)> beforeBufferize,
-                          int64_t balanceThreads) {
+                          int64_t balanceThreads, int64_t projectionThreads) {
   assert(gemm != GemmStrategy::Auto && "resolveGemm first");
   bool gemmLibrary = gemm == GemmStrategy::Library;
   if (tileAttention) {
@@ -43,7 +43,9 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
   pm.addPass(createDatDecomposeToLinalg());
   pm.addPass(createCanonicalizerPass());
   if (fuseEpilogues && !gemmLibrary) {
-    pm.addPass(createDatFuseEpilogues());
+    DatFuseEpiloguesOptions fuse;
+    fuse.threads = projectionThreads;
+    pm.addPass(createDatFuseEpilogues(fuse));
     pm.addPass(createCanonicalizerPass());
   }
 
@@ -172,7 +174,10 @@ static void buildCPU(OpPassManager &pm, const Options &options,
         if (profilePoints)
           pm.addPass(createDatProfilePoints());
       },
-      /*balanceThreads=*/threads);
+      /*balanceThreads=*/threads,
+      // (The vector layer's tiles; the GPU mapping's emulation keeps the
+      // GPU's projection tiles.)
+      /*projectionThreads=*/registerTiles ? threads : 0);
   if (registerTiles) {
     // The register tiles' n-D transfers as unrolled 1-D loads and stores.
     VectorTransferToSCFOptions transfers;

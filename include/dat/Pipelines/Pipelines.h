@@ -406,14 +406,15 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// `libraryEpilogues` take zero fills and bf16 roundings around them).
 /// With `queryTile` 0, `balanceThreads` > 0 chooses each op's query tile for
 /// that many threads (the CPU), else for the GPU's blocks
-/// (dat-tile-attention).
+/// (dat-tile-attention); `projectionThreads` > 1 sizes projections' row
+/// tiles for that many threads (dat-fuse-epilogues).
 void buildLinalgOnBuffers(
     OpPassManager &pm, bool tileAttention, int64_t queryTile,
     const DatDecomposeFlashOptions &flash, bool fuseEpilogues,
     GemmStrategy gemm, bool libraryEpilogues,
     function_ref<void(OpPassManager &)> beforeDealloc,
     function_ref<void(OpPassManager &)> beforeBufferize = nullptr,
-    int64_t balanceThreads = 0);
+    int64_t balanceThreads = 0, int64_t projectionThreads = 0);
 
 /// Loops on buffers → control flow: strided metadata, affine, scf, and the
 /// math expansions LLVM lacks.

@@ -60,10 +60,11 @@ void fuseAttentionPrologues(RewriterBase &rewriter, Operation *root,
                             bool rotateKeysOnce = false);
 
 /// Tiles each chain "contraction → elementwise ops" in `root` over blocks of
-/// `rows` rows, its single-use same-shape producers fused into the tile (see
-/// dat-fuse-epilogues). Returns the number of chains tiled.
+/// `rows` rows (or, where `threads` > 1 would share those unevenly, a row
+/// tile they share better), its single-use same-shape producers fused into
+/// the tile (see dat-fuse-epilogues). Returns the number of chains tiled.
 FailureOr<int64_t> fuseLinearEpilogues(RewriterBase &rewriter, Operation *root,
-                                       int64_t rows);
+                                       int64_t rows, int64_t threads = 0);
 
 /// Stores every f32 tensor of `module` (the frontend's flat IR) as
 /// `storage` while computing in f32 (see dat-narrow-storage). Fails with a
