@@ -6,7 +6,8 @@
 // (finalize-memref-to-llvm use-generic-functions), defined here over
 // malloc/aligned_alloc, so that the model's peak memory is known
 // (MemoryStats.h). With OpenMP tiles the peak counts the buffers of the
-// tiles that run at once.
+// tiles that run at once (blocks under 64 KiB counted per thread, in
+// batches: within 64 KiB per thread).
 //
 // Each block carries its size and alignment in a header just before the
 // pointer returned (the header's rounded size to the alignment away from
@@ -92,7 +93,7 @@ void *allocateBlock(size_t alignment, size_t bytes) {
   char *block = base + offset;
   BlockHeader header{bytes, alignment};
   std::memcpy(block - sizeof(BlockHeader), &header, sizeof(BlockHeader));
-  datrt::noteAllocated(bytes);
+  datrt::noteHostAllocated(bytes);
   return block;
 }
 } // namespace
@@ -115,7 +116,7 @@ void _mlir_memref_to_llvm_free(void *p) {
   char *block = static_cast<char *>(p);
   BlockHeader header;
   std::memcpy(&header, block - sizeof(BlockHeader), sizeof(BlockHeader));
-  datrt::noteFreed(header.bytes);
+  datrt::noteHostFreed(header.bytes);
   char *base = block - headerSpace(header.alignment);
   if (header.bytes < kCachedBytes) {
     std::free(base);

@@ -270,11 +270,11 @@ void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool hostShared) {
     // What the model held when it ran out (its own buffers include this
     // one, already counted).
     const datrt::MemoryStats &stats = datrt::memoryStats();
-    std::string what = std::to_string(bytes) + " bytes, with " +
-                       std::to_string(stats.live.load() - n) +
-                       " bytes of the model's buffers and " +
-                       std::to_string(stats.arguments) +
-                       " bytes of its weights and inputs already allocated";
+    std::string what =
+        std::to_string(bytes) + " bytes, with " +
+        std::to_string(stats.live.load() - static_cast<std::ptrdiff_t>(n)) +
+        " bytes of the model's buffers and " + std::to_string(stats.arguments) +
+        " bytes of its weights and inputs already allocated";
     check(result, hostShared ? "cuMemAllocManaged" : "cuMemAlloc",
           what.c_str());
   }
