@@ -399,7 +399,15 @@ def DatRegisterTiles : Pass<"dat-register-tiles"> {
       tile loop's result (head merges, packed key heads) are moved into
       the loop, tile by tile;
     - the tile bodies' other static f32 ops (scale, row maxima and sums,
-      `exp`, rescaling, the causal mask) are vectorized row by row.
+      `exp`, rescaling, the causal mask) are vectorized row by row;
+    - other linalg generics outside every loop (layer norms, residual
+      adds: not contractions) of at least 64K static iterations become
+      tile loops over single indices of their outer parallel loops (up to
+      the first reduction, at least 8 tiles), so that they run on every
+      thread; their bodies are left to the loop vectorizer.
+      A transpose of a tile loop's result moves into the loop even where
+      slices after it read the loop's result: they read the transposed
+      tensor, transposed back.
 
     Each output of a contraction is still one sum in the reduction's order
     and row sums are fixed trees: results are deterministic and do not

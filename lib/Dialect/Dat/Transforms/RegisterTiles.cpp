@@ -807,6 +807,18 @@ LogicalResult registerTileAndVectorize(Operation *root,
     moveInvariantCode(loop);
     hoistLoopInvariantSubsets(rewriter, loop);
   });
+
+  // The ops between the tile loops on every thread too (not contractions:
+  // a library GEMM takes a whole projection; their bodies are left to the
+  // loop vectorizer, as before).
+  SmallVector<linalg::GenericOp> glue;
+  root->walk([&](linalg::GenericOp op) {
+    if (!linalg::isaContractionOpInterface(op))
+      glue.push_back(op);
+  });
+  for (linalg::GenericOp op : glue)
+    (void)parallelizeGlue(rewriter, op, /*minIterations=*/1 << 16,
+                          /*minTiles=*/8);
   return success();
 }
 

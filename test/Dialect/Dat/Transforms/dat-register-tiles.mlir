@@ -970,3 +970,50 @@ func.func @mask_input(%m: tensor<1x64xi1>, %s: tensor<1x8x64xf32>, %n: index) ->
   }
   return %out : tensor<1x8x64xf32>
 }
+
+// -----
+
+// The ops between the tile loops (a layer norm's row sums, a residual add)
+// run on every thread where they are large enough (64K iterations): a tile
+// loop over single indices of their outer parallel loops, up to the first
+// reduction, until there are 8 tiles. Smaller ones stay as they are.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @glue_on_threads
+// CHECK: scf.forall (%{{.+}}) in (256) {{.*}} -> (tensor<256xf32>)
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}} : tensor<1x256xf32>) outs(%{{.+}} : tensor<1xf32>)
+// CHECK: } {dat.origin = "glue"}
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) in (4, 128) {{.*}} -> (tensor<4x128x128xf32>)
+// CHECK:   linalg.generic {{.*}} outs(%{{.+}} : tensor<1x1x128xf32>)
+// CHECK: } {dat.origin = "glue"}
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<16x16xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @glue_on_threads(%x: tensor<256x256xf32>, %a: tensor<4x128x128xf32>, %b: tensor<4x128x128xf32>, %s: tensor<16x16xf32>) -> (tensor<256xf32>, tensor<4x128x128xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %sums = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<256x256xf32>) outs(%z : tensor<256xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %o, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<256xf32>
+  %e3 = tensor.empty() : tensor<4x128x128xf32>
+  %add = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : tensor<4x128x128xf32>, tensor<4x128x128xf32>) outs(%e3 : tensor<4x128x128xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x128x128xf32>
+  %e2 = tensor.empty() : tensor<16x16xf32>
+  %small = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%e2 : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<16x16xf32>
+  return %sums, %add, %small : tensor<256xf32>, tensor<4x128x128xf32>, tensor<16x16xf32>
+}

@@ -280,6 +280,15 @@ vector::TransposeOp vectorizeTileTranspose(RewriterBase &rewriter,
 LogicalResult parallelizeTranspose(RewriterBase &rewriter,
                                    linalg::TransposeOp op);
 
+/// Makes `op`, a linalg generic outside every loop (the ops between the
+/// tile loops: layer norms, residual adds) of at least `minIterations`
+/// static iterations, a tile loop (`scf.forall`) over single indices of its
+/// outermost parallel loops before any reduction, so that it runs on every
+/// thread, where that gives at least `minTiles` tiles. Fails, changing
+/// nothing, otherwise.
+LogicalResult parallelizeGlue(RewriterBase &rewriter, linalg::GenericOp op,
+                              int64_t minIterations, int64_t minTiles);
+
 /// Gives each weight argument of `module`'s entry functions that is read
 /// only through one transpose the transposed type and a `permutation` in its
 /// #dat.program_value (see dat-pack-weights), moving transposes of private
