@@ -28,6 +28,35 @@
 
 namespace mlir::dat {
 
+LogicalResult tileOuterIndices(RewriterBase &rewriter, TilingInterface op,
+                               ArrayRef<int64_t> extents, size_t outerLoops,
+                               int64_t minTiles, StringRef origin) {
+  SmallVector<int64_t> sizes(extents.size(), 0);
+  int64_t tiles = 1;
+  for (size_t d = 0; d < std::min(outerLoops, extents.size()); ++d) {
+    if (tiles >= minTiles)
+      break;
+    if (extents[d] == 1)
+      continue;
+    sizes[d] = 1;
+    tiles *= extents[d];
+  }
+  if (tiles < minTiles)
+    return failure();
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled) || tiled->loops.empty())
+    return failure();
+  // (Named in `prog --profile`.)
+  setTileOrigin(tiled->loops.front(), origin);
+  rewriter.replaceOp(op, tiled->replacements);
+  return success();
+}
+
 LogicalResult parallelizeGlue(RewriterBase &rewriter, linalg::GenericOp op,
                               int64_t minIterations, int64_t minTiles) {
   if (op->getParentOfType<LoopLikeOpInterface>() ||
@@ -42,34 +71,13 @@ LogicalResult parallelizeGlue(RewriterBase &rewriter, linalg::GenericOp op,
     iterations *= e;
   if (iterations < minIterations)
     return failure();
-  // Tiles of one index of the outermost parallel loops, up to the first
-  // reduction (a row's reduction stays whole, in its order), until there
-  // are `minTiles` of them.
+  // The outermost parallel loops, up to the first reduction (a row's
+  // reduction stays whole, in its order).
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<int64_t> sizes(extents.size(), 0);
-  int64_t tiles = 1;
-  for (auto [d, extent] : llvm::enumerate(extents)) {
-    if (tiles >= minTiles || linalg::isReductionIterator(iterators[d]))
-      break;
-    if (extent == 1)
-      continue;
-    sizes[d] = 1;
-    tiles *= extent;
-  }
-  if (tiles < minTiles)
-    return failure();
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->loops.empty())
-    return failure();
-  // (Named in `prog --profile`.)
-  setTileOrigin(tiled->loops.front(), "glue");
-  rewriter.replaceOp(op, tiled->replacements);
-  return success();
+  size_t outer =
+      llvm::find_if(iterators, linalg::isReductionIterator) - iterators.begin();
+  return tileOuterIndices(rewriter, cast<TilingInterface>(op.getOperation()),
+                          extents, outer, minTiles, "glue");
 }
 
 } // namespace mlir::dat

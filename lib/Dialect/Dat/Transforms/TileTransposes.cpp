@@ -561,26 +561,9 @@ LogicalResult parallelizeTranspose(RewriterBase &rewriter,
   if (op->getParentOfType<LoopLikeOpInterface>() || !type.hasStaticShape() ||
       type.getNumElements() < kMinElements || isa<BlockArgument>(input))
     return failure();
-  SmallVector<int64_t> sizes(type.getRank(), 0);
-  int64_t tiles = 1;
-  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
-    if (tiles >= kMinTiles)
-      break;
-    if (extent == 1)
-      continue;
-    sizes[d] = 1;
-    tiles *= extent;
-  }
-  if (tiles < kMinTiles)
-    return failure();
-  FailureOr<scf::SCFTilingResult> tiled = tileTranspose(
-      rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
-  if (failed(tiled) || tiled->loops.empty())
-    return failure();
-  // (Named in `prog --profile`.)
-  setTileOrigin(tiled->loops.front(), "transpose");
-  rewriter.replaceOp(op, tiled->replacements);
-  return success();
+  return tileOuterIndices(rewriter, cast<TilingInterface>(op.getOperation()),
+                          type.getShape(), type.getRank(), kMinTiles,
+                          "transpose");
 }
 
 } // namespace mlir::dat

@@ -280,6 +280,15 @@ vector::TransposeOp vectorizeTileTranspose(RewriterBase &rewriter,
 LogicalResult parallelizeTranspose(RewriterBase &rewriter,
                                    linalg::TransposeOp op);
 
+/// Tiles `op` (of loop `extents`) into a tile loop (`scf.forall`, named
+/// `origin` in `prog --profile`) over single indices of its outermost loops
+/// among the first `outerLoops`, skipping unit ones, until there are
+/// `minTiles` tiles, so that it runs on every thread. Fails, changing
+/// nothing, where there would be fewer.
+LogicalResult tileOuterIndices(RewriterBase &rewriter, TilingInterface op,
+                               ArrayRef<int64_t> extents, size_t outerLoops,
+                               int64_t minTiles, StringRef origin);
+
 /// Makes `op`, a linalg generic outside every loop (the ops between the
 /// tile loops: layer norms, residual adds) of at least `minIterations`
 /// static iterations, a tile loop (`scf.forall`) over single indices of its
