@@ -6,9 +6,11 @@ usage: ab_old_new.py OLD NEW OUT.json --inputs DIR [--only ID,...]
                      [--min-ms 200] [--rounds 4] [--threads N]
 
 OLD and NEW are suite directories built by `suite.py build DIR --cpu` from
-the two compilers. DIR is a suite directory that `run.py` has run (it holds
-each entry's input.safetensors and prog.weights); both programs read those
-same files. The two programs run alternately, each measurement long enough
+the two compilers (`DATC=OTHER_BUILD/bin/datc suite.py build ...` for the
+one that is not build/). DIR is a suite directory that `run.py` has run, or
+whose entries `run.py --prepare ENTRY_DIR` has prepared (it holds each
+entry's input.safetensors and prog.weights); both programs read those same
+files. The two programs run alternately, each measurement long enough
 (--repeat chosen for at least --min-ms), and the minimum over --rounds is
 kept. The outputs' checksums (the programs' own printout) are compared.
 Writes the rows to OUT.json and prints them. Python's standard library only.

@@ -295,7 +295,8 @@ def config_of(entry):
 def build(out, target, only, small=False, carry_limit=CARRY_LIMIT,
           precisions=("bf16", "fp32"), gemms=("generated", "library"),
           cpu=False, pipelines=()):
-    # (DATC: another compiler's build, for a same-run A/B: bench/ab_old_new.py.)
+    # (DATC: another build tree's bin/datc, which finds its runtime in
+    # ../lib, for a same-run A/B: bench/ab_old_new.py.)
     datc = os.environ.get("DATC") or os.path.join(ROOT, "build", "bin", "datc")
     failures = 0
     # (label, datc --pipeline options): the default, then each variant of

@@ -121,7 +121,9 @@ static bool isChainEnd(linalg::LinalgOp op, int64_t minRank) {
 /// has the fewest rows (the smallest on ties: 80 rows at N = 1000, 520),
 /// where it has 3% fewer than with `rows`. A row count that `rows` divides
 /// keeps it (K's packing in blocks of 64 keys moves into the loop only
-/// where a row tile is a block).
+/// where a row tile is a block), and so do fewer rows than two tiles per
+/// thread and a `rows` that is not a multiple of 8 (the register tiles'
+/// rows).
 static int64_t balancedRows(ArrayRef<int64_t> shape, int64_t rows,
                             int64_t threads) {
   int64_t rank = shape.size();
