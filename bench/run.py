@@ -164,6 +164,7 @@ def make_inputs(entry, seed, precision):
 
 
 CPU_PEAK_GFLOPS = None  # measured by measure_cpu_peak() in a CPU run
+CPU_READ_GBS = None  # measured by measure_cpu_bandwidth() in a CPU run
 
 
 def run_c_probe(name, pattern):
@@ -332,6 +333,9 @@ def run_entry(d, device, repeat, baselines=None):
               "label": entry.get("label"), "pipeline": entry.get("pipeline"),
               "inputs": {k: v["shape"] for k, v in entry["inputs"].items()},
               "flops": entry.get("flops"), "flop_formula": entry.get("flop_formula")}
+    if entry.get("min_bytes"):  # what the entry must read at least once
+        result["min_bytes"] = entry["min_bytes"]
+        result["min_bytes_formula"] = entry.get("min_bytes_formula")
 
     out_path = os.path.join(d, "output.safetensors")
     try:
@@ -363,6 +367,12 @@ def run_entry(d, device, repeat, baselines=None):
         result["dat_tflops"] = entry["flops"] / (result["dat_ms"] * 1e-3) / 1e12
         result["dat_fraction_of_fp32_peak"] = result["dat_tflops"] * 1e12 / PEAK_FP32
         result["dat_fraction_of_bf16_peak"] = result["dat_tflops"] * 1e12 / PEAK_BF16
+    if entry.get("min_bytes") and device == "cpu":
+        # The memory roofline: the bytes it must read over its time, as a
+        # share of the streaming read measured at the run's start.
+        result["dat_min_bytes_gbs"] = entry["min_bytes"] / (result["dat_ms"] * 1e-3) / 1e9
+        if CPU_READ_GBS:
+            result["dat_fraction_of_read_bandwidth"] = result["dat_min_bytes_gbs"] / CPU_READ_GBS
 
     if device == "cuda":  # where the time goes, per kernel
         result["dat_profile"] = profile_program(prog, inputs_path)
@@ -530,6 +540,9 @@ def table(results):
         if "dat_gflops" in r:  # CPU: GFLOP/s and the share of the FMA peak
             tf = "%.1f GFLOP/s (%.0f%% of FMA peak)" % (
                 r["dat_gflops"], 100 * r.get("dat_fraction_of_fma_peak", 0))
+            if "dat_fraction_of_read_bandwidth" in r:  # memory-bound entries
+                tf += "; input read at %.1f GB/s (%.0f%% of streaming)" % (
+                    r["dat_min_bytes_gbs"], 100 * r["dat_fraction_of_read_bandwidth"])
         peak = r.get("eager_peak_bytes")
         err = r.get("max_rel_error_vs_eager", "—")
         if "error" in r:
@@ -587,7 +600,8 @@ def main():
         global CPU_PEAK_GFLOPS
         CPU_PEAK_GFLOPS, threads = measure_cpu_peak()
         machine["fma_peak_gflops"], machine["fma_peak_threads"] = CPU_PEAK_GFLOPS, threads
-        machine["read_bandwidth_gbs"] = measure_cpu_bandwidth()
+        global CPU_READ_GBS
+        CPU_READ_GBS = machine["read_bandwidth_gbs"] = measure_cpu_bandwidth()
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):
                 machine["cpu"] = line.split(":", 1)[1].strip()

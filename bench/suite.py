@@ -75,6 +75,24 @@ def _relational(n, act, relative, b=4, d=512, h=8, r=8):
         kwargs["use_relative_positional_symbols"] = True
         symbols = [n, n, d]
     d_rel = dh * h // r
+    # Scores, relations, symbol and relation accumulations, and the six
+    # d×d projections (q/k attention, q/k relation, value, output).
+    flops = 2 * b * n * n * (2 * h * dh + r * d_rel) + 2 * b * h * n * n * r + 12 * b * n * d * d
+    formula = "2·B·N²·(2·H·dh + R·d_rel) + 2·B·H·N²·R + 12·B·N·d²"
+    extra = {}
+    if relative:
+        # An [N, N, d] input of symbols, one per pair, has no structure a
+        # compiler may assume: the least work is the α-weighted sum of the
+        # raw symbols, d wide per head (2·B·H·N²·d), then wv per head (the
+        # same 2·B·N·d² as wv on per-position symbols), not the per-position
+        # formula's 2·B·N²·H·dh. (Eager projects every pair first,
+        # 2·N²·d².) The input must also be read once: N²·d floats, far more
+        # than at the FMA peak's balance, so the entry is bounded by memory
+        # bandwidth (run.py reports the share of the streaming read).
+        flops += 2 * b * h * n * n * (d - dh)
+        formula = "2·B·N²·(H·dh + H·d + R·d_rel) + 2·B·H·N²·R + 12·B·N·d²"
+        extra["min_bytes"] = n * n * d * 4
+        extra["min_bytes_formula"] = "N²·d·4 (the symbols input)"
     return {
         "id": "K2-ra-%s-n%d%s" % (act, n, "-relpos" if relative else ""),
         "module": "RelationalAttention",
@@ -82,12 +100,10 @@ def _relational(n, act, relative, b=4, d=512, h=8, r=8):
         "call": {},
         "inputs": {"x": {"shape": [b, n, d]}, "symbols": {"shape": symbols}},
         "outputs": {"y": {"shape": [b, n, d]}},
-        # Scores, relations, symbol and relation accumulations, and the six
-        # d×d projections (q/k attention, q/k relation, value, output).
-        "flops": (2 * b * n * n * (2 * h * dh + r * d_rel)
-                  + 2 * b * h * n * n * r + 12 * b * n * d * d),
-        "flop_formula": "2·B·N²·(2·H·dh + R·d_rel) + 2·B·H·N²·R + 12·B·N·d²",
+        "flops": flops,
+        "flop_formula": formula,
         "baselines": ["eager", "compile"],
+        **extra,
     }
 
 

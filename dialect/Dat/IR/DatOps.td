@@ -324,7 +324,12 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     `symbols[clamp(j - (i + query_offset), -M, M) + M, g(h), :]` of a table
     `[2M+1,Hkv,hd]` of position-relative symbols: the tiled lowering then
     reads the band of Bq+Bk-1 rows a tile touches and never builds the
-    `[Lq,Lk,·]` tensor. The relation vector
+    `[Lq,Lk,·]` tensor. With `symbol_proj` `P [H,hd,ds]`, the symbols are
+    `ds` wide and projected after the sum:
+    `result[b,h,i,:] = P[h] · Σ_j α[b,h,i,j] · symbols_j + wr[h] · Σ_j α · r`
+    (a linear symbol projection commutes with the weighted sum: per-pair
+    symbols `[Lq,Lk,1,D]` then cost H·Lq·Lk·D multiply-adds instead of
+    Lq·Lk·D·H·hd to project every pair). The relation vector
     is shared by all heads; `wr` is `[H,hd,R]`. Query/key are the attention
     projections `[B,H,L,dk]`/`[B,Hkv,L,dk]` (RoPE already applied), the
     relation projections are `[B,R,L,dr]`. The result `[B,H,Lq,hd]` is
@@ -350,6 +355,7 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     AnyRankedTensor:$rel_key,
     AnyRankedTensor:$symbols,
     AnyRankedTensor:$wr,
+    Optional<AnyRankedTensor>:$symbol_proj,
     Optional<AnyRankedTensor>:$mask,
     Optional<Index>:$query_offset,
     AnyRankedTensor:$init,
@@ -365,6 +371,7 @@ def Dat_RelationalAttentionOp : Dat_Op<"relational_attention", [
     `ins` `(` $query `,` $key `,` $rel_query `,` $rel_key `,` $symbols `,` $wr
         `:` type($query) `,` type($key) `,` type($rel_query) `,`
         type($rel_key) `,` type($symbols) `,` type($wr) `)`
+    (`symbol_proj` `(` $symbol_proj^ `:` type($symbol_proj) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`query_offset` `(` $query_offset^ `)`)?
     `outs` `(` $init `:` type($init) `)`

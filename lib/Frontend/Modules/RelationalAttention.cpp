@@ -119,12 +119,13 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   // (Batch and length may be dynamic: the input's own sizes.)
   OpFoldResult batch = mb.dimOf(x, 0), len = mb.dimOf(x, 1),
                nHeads = mb.b.getIndexAttr(a.nHeads);
-  auto relationalAttention = [&](Value symbolValues, Value wr, int64_t width,
-                                 bool perPair, bool relative) {
-    Value init = mb.emptyLike({batch, nHeads, len, mb.b.getIndexAttr(width)});
+  auto relationalAttention = [&](Value symbolValues, Value wr, bool perPair,
+                                 bool relative, Value symbolProj = Value()) {
+    Value init =
+        mb.emptyLike({batch, nHeads, len, mb.b.getIndexAttr(a.headDim)});
     return mlir::dat::RelationalAttentionOp::create(
         mb.b, mb.loc, init.getType(), q, k, qr, kr, symbolValues, wr,
-        /*mask=*/Value(), mb.decodePosition(), init,
+        symbolProj, /*mask=*/Value(), mb.decodePosition(), init,
         mb.b.getF32FloatAttr(scale), mb.b.getF32FloatAttr(relScale),
         mb.b.getStringAttr(p.activation), causal, perPair, relative);
   };
@@ -154,12 +155,10 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   // Symbols given whole, [L, L, D]: wv is linear, so
   //   Σ_j α_ij · wv_h(s_ij) = wv_h(Σ_j α_ij · s_ij),
   // the α-weighted sum of the raw symbols (H·L²·D multiply-adds) projected
-  // per head (H·L·D·hd) instead of L² projected symbols (L²·D·H·hd): 32×
-  // fewer at d = 256, H = 8. One op computes the relation part with zero
-  // symbols, another the weighted raw symbols with zero relation weights
-  // (α and the relations are computed twice; an op that takes wv would not).
-  // Worth it where heads are fewer than half the head width; not with
-  // grouped kv heads.
+  // per head in the op's epilogue (symbol_proj; H·L·D·hd) instead of L²
+  // projected symbols (L²·D·H·hd): 32× fewer at d = 256, H = 8. Worth it
+  // where heads are fewer than half the head width; not with grouped kv
+  // heads.
   if (p.relativeSymbols && !table && a.kvHeads == a.nHeads &&
       2 * a.nHeads <= a.headDim) {
     int64_t D = a.dModel, H = a.nHeads, hd = a.headDim;
@@ -168,17 +167,7 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
     Value wr = mb.weight(name("wr"), {H, hd, p.relations});
     if (mb.failed())
       return {};
-    Value zero =
-        arith::ConstantOp::create(mb.b, mb.loc, mb.b.getF32FloatAttr(0));
-    auto zeros = [&](ArrayRef<OpFoldResult> shape) {
-      return linalg::FillOp::create(mb.b, mb.loc, zero, mb.emptyLike(shape))
-          .getResult(0);
-    };
     auto size = [&](int64_t v) -> OpFoldResult { return mb.b.getIndexAttr(v); };
-    OpFoldResult keyCount = mb.decoding() ? size(keys) : len;
-    Value relPart =
-        relationalAttention(zeros({batch, size(H), keyCount, size(hd)}), wr, hd,
-                            /*perPair=*/false, /*relative=*/false);
     Value raw = tensor::ExpandShapeOp::create(
         mb.b, mb.loc,
         RankedTensorType::get({st.getDimSize(0), st.getDimSize(1), 1, D},
@@ -186,47 +175,34 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
         symbols, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
         ArrayRef<OpFoldResult>{mb.dimOf(symbols, 0), mb.dimOf(symbols, 1),
                                size(1), size(D)});
-    Value attended =
-        relationalAttention(raw, zeros({size(H), size(D), size(p.relations)}),
-                            D, /*perPair=*/true, /*relative=*/false);
-    // out[b,h,i,e] = relPart[b,h,i,e] (+ bias[h·hd+e]) + Σ_c attended[b,h,i,c]
-    // · wv[h·hd+e, c]: the softmax's weights sum to 1, so the bias passes
-    // through the weighted sum unchanged.
-    MLIRContext *ctx = mb.b.getContext();
     Value w3 = tensor::ExpandShapeOp::create(
         mb.b, mb.loc, RankedTensorType::get({H, hd, D}, mb.b.getF32Type()), w,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    Value init = relPart;
+    Value out = relationalAttention(raw, wr, /*perPair=*/true,
+                                    /*relative=*/false, w3);
     if (bias) {
+      // out[b,h,i,e] += bias[h·hd+e]: the softmax's weights sum to 1, so
+      // the bias passes through the weighted sum unchanged.
+      MLIRContext *ctx = mb.b.getContext();
       Value b2 = tensor::ExpandShapeOp::create(
           mb.b, mb.loc, RankedTensorType::get({H, hd}, mb.b.getF32Type()), bias,
           ArrayRef<ReassociationIndices>{{0, 1}});
       AffineExpr db, dh, di, de;
       bindDims(ctx, db, dh, di, de);
-      init = linalg::GenericOp::create(
-                 mb.b, mb.loc, relPart.getType(), ValueRange{b2},
-                 ValueRange{relPart},
-                 ArrayRef<AffineMap>{AffineMap::get(4, 0, {dh, de}, ctx),
-                                     AffineMap::getMultiDimIdentityMap(4, ctx)},
-                 SmallVector<utils::IteratorType>(
-                     4, utils::IteratorType::parallel),
-                 [](OpBuilder &nb, Location nl, ValueRange args) {
-                   linalg::YieldOp::create(
-                       nb, nl,
-                       arith::AddFOp::create(nb, nl, args[1], args[0])
-                           .getResult());
-                 })
-                 .getResult(0);
+      out = linalg::GenericOp::create(
+                mb.b, mb.loc, out.getType(), ValueRange{b2}, ValueRange{out},
+                ArrayRef<AffineMap>{AffineMap::get(4, 0, {dh, de}, ctx),
+                                    AffineMap::getMultiDimIdentityMap(4, ctx)},
+                SmallVector<utils::IteratorType>(4,
+                                                 utils::IteratorType::parallel),
+                [](OpBuilder &nb, Location nl, ValueRange args) {
+                  linalg::YieldOp::create(
+                      nb, nl,
+                      arith::AddFOp::create(nb, nl, args[1], args[0])
+                          .getResult());
+                })
+                .getResult(0);
     }
-    AffineExpr db, dh, di, de, dc;
-    bindDims(ctx, db, dh, di, de, dc);
-    Value out = mlir::dat::buildMulAcc(
-        mb.b, mb.loc, attended, w3, init,
-        {AffineMap::get(5, 0, {db, dh, di, dc}, ctx),
-         AffineMap::get(5, 0, {dh, de, dc}, ctx),
-         AffineMap::get(5, 0, {db, dh, di, de}, ctx)},
-        {mlir::dat::kPar, mlir::dat::kPar, mlir::dat::kPar, mlir::dat::kPar,
-         mlir::dat::kRed});
     return results(out);
   }
 
@@ -253,7 +229,7 @@ emitRelationalAttention(ModelBuilder &mb, const RelationalAttentionParams &p,
   if (mb.failed())
     return {};
 
-  return results(relationalAttention(sv, wr, a.headDim,
+  return results(relationalAttention(sv, wr,
                                      /*perPair=*/p.relativeSymbols && !table,
                                      /*relative=*/table));
 }

@@ -411,3 +411,27 @@ func.func @ra_relative_and_per_pair(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x
   %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<9x2x8xf32>, tensor<4x8x3xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair relative_symbols -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x12x1x20xf32>, %wr: tensor<4x8x3xf32>, %p: tensor<4x8x24xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbols dim 3 (head dim) to be 24 as in symbol_proj, got 20}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%p : tensor<4x8x24xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x12x1x20xf32>, %wr: tensor<4x8x3xf32>, %p: tensor<4x6x20xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected symbol_proj dim 1 (head dim) to be 8 as in init, got 6}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%p : tensor<4x6x20xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x12x1x20xf32>, %wr: tensor<4x8x3xf32>, %p: tensor<8x20xf32>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected a rank-3 symbol_proj [H,hd,ds], got rank 2}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%p : tensor<8x20xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}

@@ -108,6 +108,25 @@ func.func @relational_attention(%q: tensor<2x4x12x8xf32>, %k: tensor<2x2x12x8xf3
   return %r, %p : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>
 }
 
+// Per-pair symbols shared by the heads, 20 wide, projected per head.
+// CHECK-LABEL: func.func @relational_attention_symbol_proj
+// CHECK: dat.relational_attention ins({{.*}} : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%{{.+}} : tensor<4x8x20xf32>) outs(%{{.+}} : tensor<2x4x12x8xf32>) scale = 0.353553385 rel_scale = 2.500000e-01 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+func.func @relational_attention_symbol_proj(
+    %q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>,
+    %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>,
+    %s: tensor<12x12x1x20xf32>, %wr: tensor<4x8x3xf32>, %p: tensor<4x8x20xf32>,
+    %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  %r = dat.relational_attention
+         ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>,
+             tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>,
+             tensor<4x8x3xf32>)
+         symbol_proj(%p : tensor<4x8x20xf32>)
+         outs(%o : tensor<2x4x12x8xf32>)
+         scale = 0.353553385 rel_scale = 0.25 activation = "identity" symbols_per_pair
+         -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}
+
 // CHECK-LABEL: func.func @hyper_attention
 // CHECK: dat.hyper_attention ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) bias(%{{.+}} : tensor<1x8x16x16xf32>) outs(%{{.+}} : tensor<2x8x16x2xf32>) scale = 0.707106769 normalization = "rms_head" network = "mlp_relu" causal -> tensor<2x8x16x2xf32>
 // CHECK: dat.hyper_attention_weights ins(%{{.+}}, %{{.+}} : tensor<2x8x16x2xf32>, tensor<2x8x16x2xf32>) mask(%{{.+}} : tensor<16x16xi1>) outs(%{{.+}} : tensor<2x8x16x16xf32>) scale = 0.707106769 normalization = "softmax" -> tensor<2x8x16x16xf32>

@@ -106,6 +106,11 @@ LogicalResult RelationalAttentionOp::verify() {
   for (RankedTensorType t : {k, qr, kr, s, wr, o})
     if (t.getElementType() != et)
       return emitOpError("expected every operand to have element type ") << et;
+  auto proj = getSymbolProj()
+                  ? cast<RankedTensorType>(getSymbolProj().getType())
+                  : RankedTensorType();
+  if (proj && proj.getElementType() != et)
+    return emitOpError("expected every operand to have element type ") << et;
   if (getResult().getType() != o)
     return emitOpError("expected result type to match init type");
   if (failed(verifyRelations(*this, qr, kr, getActivation(), getRelScale())))
@@ -139,6 +144,20 @@ LogicalResult RelationalAttentionOp::verify() {
   for (LogicalResult r : checks)
     if (failed(r))
       return failure();
+  // The symbols' width: the head dim, or symbol_proj's input width.
+  int64_t symbolWidth = hd;
+  if (proj) {
+    if (proj.getRank() != 3)
+      return emitOpError("expected a rank-3 symbol_proj [H,hd,ds], got rank ")
+             << proj.getRank();
+    if (failed(expectDim(op, "symbol_proj", 0, "heads", proj.getDimSize(0),
+                         "query", H)) ||
+        failed(expectDim(op, "symbol_proj", 1, "head dim", proj.getDimSize(1),
+                         "init", hd)))
+      return failure();
+    symbolWidth = proj.getDimSize(2);
+  }
+  const char *widthOf = proj ? "symbol_proj" : "init";
   if (getRelativeSymbols()) {
     int64_t rows = s.getDimSize(0);
     if (!ShapedType::isDynamic(rows) && rows % 2 == 0)
@@ -147,8 +166,8 @@ LogicalResult RelationalAttentionOp::verify() {
              << rows;
     if (failed(expectDim(op, "symbols", 1, "kv heads", s.getDimSize(1), "key",
                          Hkv)) ||
-        failed(expectDim(op, "symbols", 2, "head dim", s.getDimSize(2), "init",
-                         hd)))
+        failed(expectDim(op, "symbols", 2, "head dim", s.getDimSize(2), widthOf,
+                         symbolWidth)))
       return failure();
   } else if (getSymbolsPerPair()) {
     if (failed(expectDim(op, "symbols", 0, "query length", s.getDimSize(0),
@@ -159,8 +178,8 @@ LogicalResult RelationalAttentionOp::verify() {
         (s.getDimSize(2) != 1 &&
          failed(expectDim(op, "symbols", 2, "kv heads", s.getDimSize(2), "key",
                           Hkv))) ||
-        failed(expectDim(op, "symbols", 3, "head dim", s.getDimSize(3), "init",
-                         hd)))
+        failed(expectDim(op, "symbols", 3, "head dim", s.getDimSize(3), widthOf,
+                         symbolWidth)))
       return failure();
   } else if (failed(expectDim(op, "symbols", 0, "batch", s.getDimSize(0),
                               "query", B)) ||
@@ -169,7 +188,7 @@ LogicalResult RelationalAttentionOp::verify() {
              failed(expectDim(op, "symbols", 2, "key length", s.getDimSize(2),
                               "key", Lk)) ||
              failed(expectDim(op, "symbols", 3, "head dim", s.getDimSize(3),
-                              "init", hd))) {
+                              widthOf, symbolWidth))) {
     return failure();
   }
   if (Value mask = getMask()) {

@@ -53,8 +53,8 @@ RelationalAttentionOp::getTiledImplementation(OpBuilder &b,
           : Value();
   auto tiled = RelationalAttentionOp::create(
       b, loc, init.getType(), query, key, relQuery, relKey, symbols, getWr(),
-      mask, queryOffset, init, getScaleAttr(), getRelScaleAttr(),
-      getActivationAttr(), getCausal(), getSymbolsPerPair(),
+      getSymbolProj(), mask, queryOffset, init, getScaleAttr(),
+      getRelScaleAttr(), getActivationAttr(), getCausal(), getSymbolsPerPair(),
       getRelativeSymbols());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }

@@ -429,6 +429,12 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
         tensor::getMixedSizes(rw, loc, op.getInit());
     SmallVector<OpFoldResult> relShape = outShape;
     relShape[3] = tensor::getMixedSize(rw, loc, op.getRelQuery(), 1);
+    // Projected symbols are summed at their own width, projected once after
+    // the key loop.
+    Value proj = op.getSymbolProj();
+    SmallVector<OpFoldResult> symShape = outShape;
+    if (proj)
+      symShape[3] = tensor::getMixedSize(rw, loc, proj, 2);
     auto [m0, l0] =
         initialRowState(rw, loc, rowShapeOf(rw, loc, op.getInit()), accTy);
     AffineExpr b, h, i, j, e;
@@ -440,7 +446,7 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
         relationalKeyTile(op, keyTile, blockBytes, relativeSymbolsAsProduct);
     SmallVector<Value> state = buildKeyLoop(
         rw, loc, visibleKeys(rw, loc, in, tile, wholeKeyBlocks), tile,
-        {m0, l0, zeros(rw, loc, outShape, accTy),
+        {m0, l0, zeros(rw, loc, symShape, accTy),
          zeros(rw, loc, relShape, accTy)},
         [&](OpBuilder &nb, Location l, Value j0, OpFoldResult len,
             ValueRange s) -> SmallVector<Value> {
@@ -495,10 +501,15 @@ struct FlashRelationalAttention final : KeyBlockPattern<RelationalAttentionOp> {
           return {m, sum, accs[0], accs[1]};
         });
 
-    // (Σ p·s)/l + wr · (Σ p·r)/l
+    // [P ·] (Σ p·s)/l + wr · (Σ p·r)/l
     Value symOut =
         normalizeInto(rw, loc, state[2], state[1],
-                      tensor::EmptyOp::create(rw, loc, outShape, accTy), accTy);
+                      tensor::EmptyOp::create(rw, loc, symShape, accTy), accTy);
+    if (proj)
+      symOut =
+          buildMulAcc(rw, loc, symOut, proj, zeros(rw, loc, outShape, accTy),
+                      {map({b, h, i, j}), map({h, e, j}), map({b, h, i, e})},
+                      {kPar, kPar, kPar, kRed, kPar});
     Value relOut =
         normalizeInto(rw, loc, state[3], state[1],
                       tensor::EmptyOp::create(rw, loc, relShape, accTy), accTy);

@@ -66,7 +66,12 @@ struct RelationalAttentionToLinalg final
     // Σ_j α[b,h,i,j] · symbols  (loops b, h, i, e, j)
     SmallVector<OpFoldResult> oShape =
         tensor::getMixedSizes(rewriter, loc, op.getInit());
-    Value acc = filledTensor(rewriter, loc, oShape, accTy, zero);
+    // Projected symbols are summed at their own width, then projected.
+    Value proj = op.getSymbolProj();
+    SmallVector<OpFoldResult> sShape = oShape;
+    if (proj)
+      sShape[3] = tensor::getMixedSize(rewriter, loc, proj, 2);
+    Value acc = filledTensor(rewriter, loc, sShape, accTy, zero);
     AffineExpr g = h.floorDiv(*group);
     if (op.getRelativeSymbols()) {
       acc = accumulateRelativeSymbols(rewriter, loc, alpha, op.getSymbols(),
@@ -83,6 +88,13 @@ struct RelationalAttentionToLinalg final
                         {map5({b, h, i, j}), symMap, map5({b, h, i, e})},
                         {kPar, kPar, kPar, kPar, kRed});
     }
+    // P[h] · acc  (loops b, h, i, e, c=j)
+    if (proj)
+      acc =
+          buildMulAcc(rewriter, loc, acc, proj,
+                      filledTensor(rewriter, loc, oShape, accTy, zero),
+                      {map5({b, h, i, j}), map5({h, e, j}), map5({b, h, i, e})},
+                      {kPar, kPar, kPar, kPar, kRed});
 
     // Σ_j α[b,h,i,j] · r[b,i,j,l]  (loops b, h, i, l=e, j)
     SmallVector<OpFoldResult> arShape = {

@@ -170,6 +170,33 @@ func.func @relational_relative(%q: tensor<1x4x256x8xf32>, %k: tensor<1x2x256x8xf
 
 // -----
 
+// Per-pair symbols 20 wide, shared by the heads, with symbol_proj: the
+// symbol accumulator rides the key loop at the symbols' width
+// ([1,4,64,20]) and is projected to the head dim once, after the loop
+// (P [4,8,20]), before wr adds the relations. (128 keys: the [Lq,Lk]
+// input is the one N×N tensor here, and the NONN run bans 256x256.)
+// CHECK-LABEL: func.func @relational_symbol_proj
+// CHECK: scf.forall
+// CHECK:   scf.for {{.*}} -> (tensor<1x4x64xf32>, tensor<1x4x64xf32>, tensor<1x4x64x20xf32>, tensor<1x4x64x3xf32>)
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x?xf32>, tensor<64x?x20xf32>) outs(%{{.+}} : tensor<1x4x64x20xf32>)
+// CHECK:   scf.yield
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x20xf32>, tensor<4x8x20xf32>) outs(%{{.+}} : tensor<1x4x64x8xf32>)
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x64x3xf32>, tensor<4x8x3xf32>) outs(%{{.+}} : tensor<1x4x64x8xf32>)
+// NONN-LABEL: func.func @relational_symbol_proj
+func.func @relational_symbol_proj(%q: tensor<1x4x128x8xf32>, %qr: tensor<1x3x128x4xf32>,
+                                  %s: tensor<128x128x1x20xf32>, %wr: tensor<4x8x3xf32>,
+                                  %p: tensor<4x8x20xf32>) -> tensor<1x4x128x8xf32> {
+  %o = tensor.empty() : tensor<1x4x128x8xf32>
+  %r = dat.relational_attention ins(%q, %q, %qr, %qr, %s, %wr : tensor<1x4x128x8xf32>, tensor<1x4x128x8xf32>,
+             tensor<1x3x128x4xf32>, tensor<1x3x128x4xf32>, tensor<128x128x1x20xf32>, tensor<4x8x3xf32>)
+         symbol_proj(%p : tensor<4x8x20xf32>)
+         outs(%o : tensor<1x4x128x8xf32>) scale = 0.353553385 rel_scale = 0.5 activation = "identity"
+         symbols_per_pair -> tensor<1x4x128x8xf32>
+  return %r : tensor<1x4x128x8xf32>
+}
+
+// -----
+
 // Prologue fusion: RoPE and the transpose to [B,H,L,K] run per query tile
 // (64 rows of a 4-head group) and per key block (32 keys of its kv head),
 // not on the whole [2,256,·,32] tensors, which no longer exist.
