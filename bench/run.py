@@ -597,10 +597,9 @@ def main():
     machine = {"device": device, "torch": torch.__version__,
                "torch_threads": torch.get_num_threads()}
     if device == "cpu":
-        global CPU_PEAK_GFLOPS
+        global CPU_PEAK_GFLOPS, CPU_READ_GBS
         CPU_PEAK_GFLOPS, threads = measure_cpu_peak()
         machine["fma_peak_gflops"], machine["fma_peak_threads"] = CPU_PEAK_GFLOPS, threads
-        global CPU_READ_GBS
         CPU_READ_GBS = machine["read_bandwidth_gbs"] = measure_cpu_bandwidth()
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):

@@ -86,9 +86,11 @@ def _relational(n, act, relative, b=4, d=512, h=8, r=8):
         # raw symbols, d wide per head (2·B·H·N²·d), then wv per head (the
         # same 2·B·N·d² as wv on per-position symbols), not the per-position
         # formula's 2·B·N²·H·dh. (Eager projects every pair first,
-        # 2·N²·d².) The input must also be read once: N²·d floats, far more
-        # than at the FMA peak's balance, so the entry is bounded by memory
-        # bandwidth (run.py reports the share of the streaming read).
+        # 2·N²·d².) The input must also be read once: N²·d floats, about 5
+        # FLOP per byte, below a 2-core host's FMA-to-bandwidth balance of
+        # ~7, so memory is its roofline (run.py reports the share of the
+        # streaming read; measured, the tile is limited by L2 latency
+        # before bandwidth: BENCHMARKS.md, session 57).
         flops += 2 * b * h * n * n * (d - dh)
         formula = "2·B·N²·(H·dh + H·d + R·d_rel) + 2·B·H·N²·R + 12·B·N·d²"
         extra["min_bytes"] = n * n * d * 4

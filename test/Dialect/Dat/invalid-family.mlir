@@ -435,3 +435,11 @@ func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>, %qr: tensor<2x3
   %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%p : tensor<8x20xf32>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
   return %r : tensor<2x4x12x8xf32>
 }
+
+// -----
+
+func.func @f(%q: tensor<2x4x12x8xf32>, %k: tensor<2x4x12x8xf32>, %qr: tensor<2x3x12x16xf32>, %kr: tensor<2x3x12x16xf32>, %s: tensor<12x12x1x20xf32>, %wr: tensor<4x8x3xf32>, %p: tensor<4x8x20xbf16>, %o: tensor<2x4x12x8xf32>) -> tensor<2x4x12x8xf32> {
+  // expected-error @+1 {{expected every operand to have element type 'f32'}}
+  %r = dat.relational_attention ins(%q, %k, %qr, %kr, %s, %wr : tensor<2x4x12x8xf32>, tensor<2x4x12x8xf32>, tensor<2x3x12x16xf32>, tensor<2x3x12x16xf32>, tensor<12x12x1x20xf32>, tensor<4x8x3xf32>) symbol_proj(%p : tensor<4x8x20xbf16>) outs(%o : tensor<2x4x12x8xf32>) scale = 0.5 rel_scale = 0.25 activation = "identity" symbols_per_pair -> tensor<2x4x12x8xf32>
+  return %r : tensor<2x4x12x8xf32>
+}

@@ -103,14 +103,15 @@ LogicalResult RelationalAttentionOp::verify() {
   Type et = q.getElementType();
   if (!isa<FloatType>(et))
     return emitOpError("expected a float query, got ") << et;
-  for (RankedTensorType t : {k, qr, kr, s, wr, o})
-    if (t.getElementType() != et)
-      return emitOpError("expected every operand to have element type ") << et;
   auto proj = getSymbolProj()
                   ? cast<RankedTensorType>(getSymbolProj().getType())
                   : RankedTensorType();
-  if (proj && proj.getElementType() != et)
-    return emitOpError("expected every operand to have element type ") << et;
+  SmallVector<RankedTensorType> operands = {k, qr, kr, s, wr, o};
+  if (proj)
+    operands.push_back(proj);
+  for (RankedTensorType t : operands)
+    if (t.getElementType() != et)
+      return emitOpError("expected every operand to have element type ") << et;
   if (getResult().getType() != o)
     return emitOpError("expected result type to match init type");
   if (failed(verifyRelations(*this, qr, kr, getActivation(), getRelScale())))
