@@ -6,28 +6,32 @@
 # doubles the run), then every entry next to eager, torch.compile, SDPA
 # and FlexAttention with this machine's FMA peak measured in the same
 # run. Prints the Markdown table for BENCHMARKS.md; writes the JSON to
-# bench/results/DATE-cpu-suite.json (or RESULTS). About 10 minutes on the
-# 2-core development host (generated GEMMs only).
+# bench/results/DATE-cpu-suite.json (or RESULTS). About 16 minutes on the
+# 2-core development host (generated GEMMs only). --heldout runs the shapes
+# kept out of the suite instead (suite.py --cpu-heldout; about 5 minutes).
 #
-#   bench/cpu-suite.sh [--with-library] [--only ID,...] [--results RESULTS]
+#   bench/cpu-suite.sh [--with-library] [--heldout] [--only ID,...] [--results RESULTS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 gemm=generated
 only=()
+set_flag=--cpu
 results="$root/bench/results/$(date +%F)-cpu-suite.json"
 while [ $# -gt 0 ]; do
   case "$1" in
     --with-library) gemm=generated,library; shift ;;
+    --heldout) set_flag=--cpu-heldout; shift ;;
     --only) only=(--only "$2"); shift 2 ;;
     --results) results="$2"; shift 2 ;;
-    *) sed -n '2,13p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
   esac
 done
 [ -x "$root/build/bin/datc" ] || { echo "cpu-suite.sh: no build/bin/datc (scripts/build.sh)" >&2; exit 1; }
 venv="$root/build/bench-venv"
-[ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import torch' 2>/dev/null ||
+[ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import torch, jax' 2>/dev/null ||
   "$root/scripts/bench-venv.sh" "$venv"
 out="$root/build/bench-cpu-suite"
+[ "$set_flag" = --cpu ] || out="$root/build/bench-cpu-heldout"
 rm -rf "$out"
-python3 "$root/bench/suite.py" build "$out" --cpu --gemm "$gemm" "${only[@]}"
+python3 "$root/bench/suite.py" build "$out" "$set_flag" --gemm "$gemm" "${only[@]}"
 "$venv/bin/python" "$root/bench/run.py" "$out" --device cpu --results "$results"
