@@ -52,7 +52,10 @@ default_bench+=",K3-hyla-n2048.bf16,K3-hyla-n2048.bf16-dynblocks,K3-hyla-n2048.b
 default_bench+=",K3-hyla-n2048.bf16-cublas"
 default_bench+=",M2-vision-dat.bf16-cublas-scratch"
 default_bench+=",K1-attn-d64-n4096.bf16"
-default_bench+=",K2-ra-identity-n1024-relpos.bf16,K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
+# K2's position-relative tile since session 58 takes 4 query rows, fitted to
+# shared memory (-q16: the 16 rows before, 544 KiB of global scratch a block).
+default_bench+=",K2-ra-identity-n1024-relpos.bf16,K2-ra-identity-n1024-relpos.bf16-q16"
+default_bench+=",K3-hyla-n512.bf16,K1-attn-d64-n1024.bf16"
 default_bench+=",K2-ra-identity-n4096.bf16,K1-attn-d128-n16384.bf16,K1-attn-d64-n4096.fp32"
 default_bench+=",M3-vit-b16.bf16-cublas,M3-vit-b16.bf16-cublas-perthread1"
 # One program of each op family, fp32 and bf16 (the tile kernels differ),
@@ -155,7 +158,8 @@ PY
   # ...-scratch with tile buffers past 96 KiB in global scratch,
   # ...-dynblocks with key blocks of a dynamic size, ...-symprod with
   # position-relative symbols accumulated as a product, ...-perthread1 with
-  # one element a thread in elementwise kernels (A/Bs in one run).
+  # one element a thread in elementwise kernels, ...-q16 with 16-row query
+  # tiles (A/Bs in one run).
   variants=()
   [[ "$bench" != *-blockwide* ]] || variants+=(--pipeline-variant blockwide:warp-rows=false)
   [[ "$bench" != *-scalarloads* ]] || variants+=(--pipeline-variant scalarloads:ldmatrix=false)
@@ -177,6 +181,7 @@ PY
   [[ "$bench" != *-dynblocks* ]] || variants+=(--pipeline-variant dynblocks:static-key-blocks=false)
   [[ "$bench" != *-symprod* ]] || variants+=(--pipeline-variant symprod:relative-symbols-as-product=true)
   [[ "$bench" != *-perthread1* ]] || variants+=(--pipeline-variant perthread1:elements-per-thread=1)
+  [[ "$bench" != *-q16* ]] || variants+=(--pipeline-variant q16:query-tile=16)
   # Only the named variants (an M1 variant alone takes a minute to build).
   python3 "$root/bench/suite.py" build "$root/build/bench" --only "$bench" "${variants[@]}"
   echo "$bench" > "$root/build/bench/.session-entries"

@@ -37,6 +37,8 @@ void buildLinalgOnBuffers(OpPassManager &pm, bool tileAttention,
     DatTileAttentionOptions tiles;
     tiles.queryTile = queryTile;
     tiles.balanceThreads = balanceThreads;
+    // (The query rows fitted to the key blocks' budget too.)
+    tiles.blockBytes = flash.blockBytes;
     pm.addPass(createDatTileAttention(tiles));
     pm.addPass(createDatDecomposeFlash(flash));
   }

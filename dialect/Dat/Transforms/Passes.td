@@ -43,7 +43,13 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     share within 5% as well as the best of them (counting the last,
     partial tiles as `dat-peel-tile-loops` leaves them: 700 queries at
     batch 1 on 2 threads are 10 tiles of 64 and 60 rows alone, or 22 of
-    32), smaller tiles only where they keep 8192 query elements (32 KiB in f32). The `*_weights` ops and `dat.relations`, whose
+    32), smaller tiles only where they keep 8192 query elements (32 KiB in f32). With `block-bytes`, a bf16 relational attention
+    tile then takes fewer rows (halved, down to 1) until it fits that many
+    bytes with a block of 16 keys, as `dat-decompose-flash` counts it
+    (`relationalTileBytes`): symbols summed at d_model per head
+    (`symbol_proj`) make its accumulators too wide for 16 rows in the SM's
+    shared memory, and what does not fit would go to global scratch, read
+    and written at every key block. The `*_weights` ops and `dat.relations`, whose
     results are N×N by definition, are left to the reference lowering.
   }];
   let options = [
@@ -56,7 +62,12 @@ def DatTileAttention : Pass<"dat-tile-attention"> {
     Option<"balanceThreads", "balance-threads", "int64_t", "0",
            "With query-tile=0: choose each op's tile rows to share its "
            "tiles evenly among this many threads (the CPU) rather than by "
-           "min-tiles; 0: off">
+           "min-tiles; 0: off">,
+    Option<"blockBytes", "block-bytes", "int64_t", "0",
+           "With query-tile=0: bytes a bf16 relational attention tile with "
+           "16 keys may take (the GPU's shared memory, as "
+           "dat-decompose-flash's block-bytes): fewer rows (halved, down to "
+           "1) until it fits; 0: no bound">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -257,10 +257,11 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
-/// The keys per block of a bf16 relational attention tile whose buffers must
-/// fit in `blockBytes`: the query and relation query tiles, and per key one
-/// row of keys, relation keys and symbols (bf16) and the f32 relations of
-/// the tile's rows (the GPU stages all of them in shared memory).
+/// Bytes of a bf16 relational attention tile of `rows` query rows (0: the
+/// bound of `op`'s own), as the GPU lays its buffers out: the query and
+/// relation query tiles, and per key one row of keys, relation keys and
+/// symbols (bf16; per pair: the tile's rows of them) and the f32 relations
+/// of the tile's rows.
 ///
 /// Position-relative symbols (a table) make the tile block-wide on the GPU
 /// (no warp-row program): every buffer of the tile is laid out in shared
@@ -271,16 +272,28 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
 /// skewed probabilities (a column per key). A partial query tile's rows
 /// count at their bound. (Before, its dynamic rows made the rule give up:
 /// M2's tile with the product kept 64 keys and 90 KiB in global scratch.)
-static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
-                                 int64_t blockBytes,
-                                 bool relativeSymbolsAsProduct) {
-  if (!blockBytes || !op.getQueryType().getElementType().isBF16())
-    return keyTile;
+/// So do symbols summed at their own width (`symbol_proj`: d_model per
+/// head, too wide for a warp's registers, so the tile is block-wide):
+/// the row state and both accumulators, each with its normalized copy, are
+/// in shared memory too (K2's position-relative entry, d_model 512, 16
+/// rows: 544 KiB of global scratch per block before they were counted).
+std::optional<RelationalTileBytes> tileBytes(RelationalAttentionOp op,
+                                             int64_t rows,
+                                             bool relativeSymbolsAsProduct) {
+  if (!op.getQueryType().getElementType().isBF16())
+    return std::nullopt;
   SmallVector<int64_t> q = boundedShape(op.getQuery()),
                        k = boundedShape(op.getKey()),
                        rq = boundedShape(op.getRelQuery()),
                        rk = boundedShape(op.getRelKey()),
                        s = boundedShape(op.getSymbols());
+  if (rows > 0) {
+    // A tile of one batch row and `rows` query rows (the op before
+    // dat-tile-attention). Symbols per pair have no batch dimension.
+    q[0] = k[0] = rq[0] = rk[0] = 1;
+    q[2] = rq[2] = rows;
+    s[0] = op.getSymbolsPerPair() ? rows : 1;
+  }
   // Per key: a row of each of [B, Hkv, ·, dk], [B, R, ·, dr] and the
   // symbols (per pair: the tile's rows of them), and [B, R, Nq] relations.
   std::optional<int64_t> fixed = staticBytes(q, 2), rel = staticBytes(rq, 2);
@@ -288,45 +301,73 @@ static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
                          relKey = staticBytes({rk[0], rk[1], rk[3]}, 2),
                          relations = staticBytes({rq[0], rq[1], rq[2]}, 4);
   if (!fixed || !rel || !perKey || !relKey || !relations)
-    return keyTile;
+    return std::nullopt;
   int64_t row = *perKey + *relKey + *relations;
+  // The [B, H, Nq] f32 row state (m, l and the block's max, rescale and
+  // sum) and the relations' accumulator [B, H, Nq, R], twice.
+  auto blockWideState = [&](int64_t symbolWidth) -> bool {
+    std::optional<int64_t> rowsBytes = staticBytes({q[0], q[1], q[2]}, 4),
+                           out =
+                               staticBytes({q[0], q[1], q[2], symbolWidth}, 4),
+                           relOut = staticBytes({q[0], q[1], q[2], rq[1]}, 4);
+    if (!rowsBytes || !out || !relOut)
+      return false;
+    *fixed += 5 * *rowsBytes + 2 * *out + 2 * *relOut;
+    return true;
+  };
   if (op.getRelativeSymbols()) {
-    // [B, H, Nq] f32 rows (the scores' column per key; a row state), the
-    // output's [B, H, Nq, hd] and the relations' [B, H, Nq, R] f32.
-    std::optional<int64_t> rows = staticBytes({q[0], q[1], q[2]}, 4),
-                           out = staticBytes({q[0], q[1], q[2], s[2]}, 4),
-                           relOut = staticBytes({q[0], q[1], q[2], rq[1]}, 4),
+    // The output's [B, H, Nq, hd] accumulator, the scores' column per key.
+    std::optional<int64_t> rowsBytes = staticBytes({q[0], q[1], q[2]}, 4),
                            tableRow = staticBytes({s[1], s[2]}, 2);
-    if (!rows || !out || !relOut || !tableRow)
-      return keyTile;
-    // m, l and the block's max, rescale and sum; each accumulator twice (it
-    // and its normalized copy after the key loop).
-    *fixed += 5 * *rows + 2 * *out + 2 * *relOut;
-    row += *rows;
+    if (!rowsBytes || !tableRow || !blockWideState(s[2]))
+      return std::nullopt;
+    row += *rowsBytes;
     if (op.getActivation() == "softmax") {
       // Softmax relations are built once per query tile, over every key.
       std::optional<int64_t> all = staticBytes({rq[0], rq[1], rq[2], rk[2]}, 4);
       if (!all)
-        return keyTile;
+        return std::nullopt;
       *fixed += *all;
       row -= *relations;
     }
     if (relativeSymbolsAsProduct) {
       // The window: a table row per query row and per key; the skewed
       // probabilities: a [B, H, Nq] column per window row.
-      *fixed += q[2] * (*tableRow + *rows);
-      row += *tableRow + *rows;
+      *fixed += q[2] * (*tableRow + *rowsBytes);
+      row += *tableRow + *rowsBytes;
     }
   } else {
     std::optional<int64_t> symbols = op.getSymbolsPerPair()
                                          ? staticBytes({s[0], s[2], s[3]}, 2)
                                          : staticBytes({s[0], s[1], s[3]}, 2);
     if (!symbols)
-      return keyTile;
-    row += *symbols;
+      return std::nullopt;
+    if (Value proj = op.getSymbolProj()) {
+      int64_t width = cast<ShapedType>(proj.getType()).getDimSize(2);
+      if (ShapedType::isDynamic(width) || !blockWideState(width))
+        return std::nullopt;
+    }
+    return RelationalTileBytes{*fixed + *rel, row, *symbols};
   }
+  return RelationalTileBytes{*fixed + *rel, row, 0};
+}
+
+/// The keys per block of a bf16 relational attention tile whose buffers
+/// (tileBytes) must fit in `blockBytes`: halved down to 16.
+static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
+                                 int64_t blockBytes,
+                                 bool relativeSymbolsAsProduct) {
+  if (!blockBytes)
+    return keyTile;
   int64_t tile = keyTile;
-  while (tile > 16 && *fixed + *rel + tile * row > blockBytes)
+  std::optional<RelationalTileBytes> bytes =
+      tileBytes(op, 0, relativeSymbolsAsProduct);
+  auto fits = [&](int64_t keys) {
+    return !bytes ||
+           bytes->fixed + keys * (bytes->perKey + bytes->perKeySymbols) <=
+               blockBytes;
+  };
+  while (tile > 16 && !fits(tile))
     tile /= 2;
   return tile;
 }
@@ -618,6 +659,12 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
       patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks,
       narrowValueNetwork, relativeSymbolsAsProduct);
+}
+
+std::optional<RelationalTileBytes>
+relationalTileBytes(RelationalAttentionOp op, int64_t rows,
+                    bool relativeSymbolsAsProduct) {
+  return tileBytes(op, rows, relativeSymbolsAsProduct);
 }
 
 } // namespace mlir::dat

@@ -163,6 +163,36 @@ int64_t balancedQueryTile(TilingInterface op, int64_t threads, OpBuilder &b) {
   return 64;
 }
 
+/// The smallest key block a relational attention tile is fitted with
+/// (dat-decompose-flash halves its key blocks down to 16).
+constexpr int64_t kMinFittedKeys = 16;
+
+/// `rows` halved (down to 1) until a bf16 relational attention tile of that
+/// many rows and a block of kMinFittedKeys keys fits in `blockBytes`
+/// (relationalTileBytes; the table of position-relative symbols counted as
+/// gathered, not as the product with its window; symbols per pair left out,
+/// which the tile reads in place where they do not fit). Other ops, and ops
+/// whose shapes are not static, keep `rows`.
+int64_t fittedQueryTile(TilingInterface op, int64_t rows, int64_t blockBytes) {
+  auto relational = dyn_cast<RelationalAttentionOp>(op.getOperation());
+  if (!relational || !blockBytes)
+    return rows;
+  while (rows > 1) {
+    std::optional<RelationalTileBytes> bytes =
+        relationalTileBytes(relational, rows,
+                            /*relativeSymbolsAsProduct=*/false);
+    if (!bytes)
+      break;
+    int64_t perKey =
+        bytes->perKey +
+        (relational.getSymbolsPerPair() ? 0 : bytes->perKeySymbols);
+    if (bytes->fixed + kMinFittedKeys * perKey <= blockBytes)
+      break;
+    rows /= 2;
+  }
+  return rows;
+}
+
 } // namespace
 
 namespace {
@@ -175,7 +205,9 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
             getOperation(), getArgument(), "query-tile", queryTile, 0,
             std::numeric_limits<int64_t>::max(), " (per op)")) ||
         failed(checkOptionRange(getOperation(), getArgument(),
-                                "balance-threads", balanceThreads, 0)))
+                                "balance-threads", balanceThreads, 0)) ||
+        failed(checkOptionRange(getOperation(), getArgument(), "block-bytes",
+                                blockBytes, 0)))
       return signalPassFailure();
     SmallVector<TilingInterface> ops;
     getOperation()->walk([&](Operation *op) {
@@ -189,10 +221,14 @@ struct TileAttentionPass final : impl::DatTileAttentionBase<TileAttentionPass> {
       rewriter.setInsertionPoint(op);
       scf::SCFTilingOptions options;
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      int64_t rows = queryTile ? queryTile
-                     : balanceThreads
-                         ? balancedQueryTile(op, balanceThreads, rewriter)
-                         : autoQueryTile(op, minTiles, rewriter);
+      int64_t rows =
+          queryTile ? queryTile
+                    : fittedQueryTile(
+                          op,
+                          balanceThreads
+                              ? balancedQueryTile(op, balanceThreads, rewriter)
+                              : autoQueryTile(op, minTiles, rewriter),
+                          blockBytes);
       options.setTileSizes(queryTileSizes(op, rows, rewriter));
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, op, options);

@@ -122,3 +122,28 @@ func.func @relational_relative_bf16(%q: tensor<1x6x197x64xbf16>, %s: tensor<393x
          relative_symbols -> tensor<1x6x197x64xbf16>
   return %r : tensor<1x6x197x64xbf16>
 }
+
+// -----
+
+// 16-row tiles (4 heads of 32, 4 relations) whose per-pair symbols are
+// summed at d_model 192 per head (symbol_proj): the f32 accumulators and
+// their normalized copies (98 KiB) are in shared memory with the rest of
+// the tile's state (107 KiB in all); per key, 768 bytes of keys, relation
+// keys and relations and 6 KiB of the pairs' symbols. 32 keys (323 KiB) do
+// not fit 227 KiB: 16 (32 before the accumulators were counted, which
+// then went to global scratch).
+// CHECK-LABEL: func.func @relational_symbol_proj_bf16
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c16
+// NOBOUND-LABEL: func.func @relational_symbol_proj_bf16
+// NOBOUND: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c64
+func.func @relational_symbol_proj_bf16(%q: tensor<1x4x64x32xbf16>, %k: tensor<1x4x1024x32xbf16>,
+                                       %s: tensor<64x1024x1x192xbf16>, %wr: tensor<4x32x4xbf16>,
+                                       %p: tensor<4x32x192xbf16>) -> tensor<1x4x64x32xbf16> {
+  %o = tensor.empty() : tensor<1x4x64x32xbf16>
+  %r = dat.relational_attention ins(%q, %k, %q, %k, %s, %wr : tensor<1x4x64x32xbf16>, tensor<1x4x1024x32xbf16>,
+             tensor<1x4x64x32xbf16>, tensor<1x4x1024x32xbf16>, tensor<64x1024x1x192xbf16>, tensor<4x32x4xbf16>)
+         symbol_proj(%p : tensor<4x32x192xbf16>)
+         outs(%o : tensor<1x4x64x32xbf16>) scale = 0.125 rel_scale = 0.125 activation = "identity"
+         symbols_per_pair -> tensor<1x4x64x32xbf16>
+  return %r : tensor<1x4x64x32xbf16>
+}

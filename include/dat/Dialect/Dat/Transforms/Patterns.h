@@ -50,6 +50,22 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
                                     bool narrowValueNetwork = false,
                                     bool relativeSymbolsAsProduct = false);
 
+class RelationalAttentionOp;
+/// The GPU's shared-memory layout of a bf16 relational attention tile, in
+/// bytes (what `blockBytes` above is checked against): `fixed` whatever the
+/// key block, then per key of a block `perKey` and, for symbols read per
+/// key (per position or per pair), `perKeySymbols`. The tile reads symbols
+/// per pair in place where they do not fit.
+struct RelationalTileBytes {
+  int64_t fixed, perKey, perKeySymbols;
+};
+/// That layout for a tile of `rows` query rows of one batch row (0: the
+/// bound of `op`'s own rows and batch); nullopt where `op` is not bf16 or a
+/// shape is not static.
+std::optional<RelationalTileBytes>
+relationalTileBytes(RelationalAttentionOp op, int64_t rows,
+                    bool relativeSymbolsAsProduct);
+
 /// Fuses the prologues of the tiled attention ops under `root` — RoPE,
 /// orthogonal maps and the transposes between them and attention — into the
 /// query tiles and key blocks that read them (tileAndFuseProducerOfSlice on
