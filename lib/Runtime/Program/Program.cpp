@@ -175,12 +175,15 @@ void checkValues(const Slot &s, const void *data, const std::string &what,
   if (!allowNonFinite && s.kind == Slot::Input &&
       (s.dtype == dat::DType::F32 || s.dtype == dat::DType::BF16)) {
     // NaN/Inf inputs would come out as NaN outputs far from their cause.
-    std::vector<float> v = dat::floatValues(s.dtype, data, s.numElements());
-    for (size_t k = 0, n = v.size(); k < n; ++k)
-      if (!std::isfinite(v[k]))
-        fail(what + " element " + std::to_string(k) + " is " +
-             (std::isnan(v[k]) ? "NaN" : "infinite") + " (" + nonFiniteHint +
-             ")");
+    int64_t k = dat::firstNonFinite(s.dtype, data, s.numElements());
+    if (k >= 0) {
+      float v = dat::floatValues(s.dtype,
+                                 static_cast<const uint8_t *>(data) +
+                                     k * dat::dtypeSize(s.dtype),
+                                 1)[0];
+      fail(what + " element " + std::to_string(k) + " is " +
+           (std::isnan(v) ? "NaN" : "infinite") + " (" + nonFiniteHint + ")");
+    }
   }
 }
 
