@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #define N 512
 #define D 256
+#include "relpos_replica.h"
 #define QT 64
 static float sink[64];
 static double run(const float *s, const float *p, float *out, int K, int other_iters) {
@@ -81,15 +82,10 @@ static double run(const float *s, const float *p, float *out, int K, int other_i
   }
   return best;
 }
-int main(int argc, char **argv) {
-  float *s = aligned_alloc(64, 4L * N * N * D);
-  float *p = aligned_alloc(64, 4L * 8 * (N * 64 + 64));
-  float *out = aligned_alloc(64, 4L * 8 * N * D);
-#pragma omp parallel for
-  for (long i = 0; i < (long)N * N * D; ++i) s[i] = (i % 13) * 1e-3f;
-  for (long i = 0; i < 8L * (N * 64 + 64); ++i) p[i] = (i % 7) * 1e-2f;
-  for (long i = 0; i < 8L * N * D; ++i) out[i] = 0;
-  /* other work sized like the tile's: ~28% of ~1.8 ms of symbol time per (tile, block) ... in FMA steps */
+int main(void) {
+  float *s, *p, *out;
+  if (!relpos_data(&s, &p, &out))
+    return 1;
   int others[] = {0, 50000, 100000};
   int Ks[] = {0, 2, 4, 8};
   for (int r = 0; r < 2; ++r)

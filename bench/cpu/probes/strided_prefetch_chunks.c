@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #define N 512
 #define D 256
+#include "relpos_replica.h"
 static double run(const float *s, const float *p, float *out, int C, int pf, int dist) {
   double best = 1e9;
   for (int rep = 0; rep < 4; ++rep) {
@@ -67,13 +68,9 @@ static double run(const float *s, const float *p, float *out, int C, int pf, int
   return best;
 }
 int main(void) {
-  float *s = aligned_alloc(64, 4L * N * N * D);
-  float *p = aligned_alloc(64, 4L * 8 * (N * 64 + 64));
-  float *out = aligned_alloc(64, 4L * 8 * N * D);
-#pragma omp parallel for
-  for (long i = 0; i < (long)N * N * D; ++i) s[i] = (i % 13) * 1e-3f;
-  for (long i = 0; i < 8L * (N * 64 + 64); ++i) p[i] = (i % 7) * 1e-2f;
-  for (long i = 0; i < 8L * N * D; ++i) out[i] = 0;
+  float *s, *p, *out;
+  if (!relpos_data(&s, &p, &out))
+    return 1;
   int Cs[] = {4, 8, 16, 32, 64};
   for (int ci = 0; ci < 5; ++ci)
     for (int pf = 0; pf < 3; ++pf)
