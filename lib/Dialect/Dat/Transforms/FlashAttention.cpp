@@ -303,8 +303,10 @@ std::optional<RelationalTileBytes> tileBytes(RelationalAttentionOp op,
   if (!fixed || !rel || !perKey || !relKey || !relations)
     return std::nullopt;
   int64_t row = *perKey + *relKey + *relations;
-  // The [B, H, Nq] f32 row state (m, l and the block's max, rescale and
-  // sum) and the relations' accumulator [B, H, Nq, R], twice.
+  // A block-wide tile's f32 state: the [B, H, Nq] rows (m, l and the
+  // block's max, rescale and sum), and both accumulators, [B, H, Nq,
+  // symbolWidth] and the relations' [B, H, Nq, R], each twice (it and its
+  // normalized copy after the key loop).
   auto blockWideState = [&](int64_t symbolWidth) -> bool {
     std::optional<int64_t> rowsBytes = staticBytes({q[0], q[1], q[2]}, 4),
                            out =
