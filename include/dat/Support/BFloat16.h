@@ -14,7 +14,6 @@
 
 #include "dat/Support/SafeTensors.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -55,44 +54,6 @@ inline std::vector<float> floatValues(DType dtype, const void *data,
     }
   }
   return out;
-}
-
-/// The index of the first NaN or infinite element of `n` elements of
-/// `dtype` (F32 or BF16) at `data` (any alignment), or -1 where there is
-/// none (or for other dtypes). Reads the bits in place, a block at a time:
-/// an input is checked at memory speed on every bind, without the float copy
-/// floatValues would make (268 MB for the position-relative symbols at N 512).
-inline int64_t firstNonFinite(DType dtype, const void *data, int64_t n) {
-  const uint8_t *bytes = static_cast<const uint8_t *>(data);
-  constexpr int64_t kBlock = 1024;
-  // Non-finite: all exponent bits set, i.e. |bits| (the sign cleared) at
-  // least the exponent's; a block's largest |bits| tells (a max reduction,
-  // which vectorizes where a test and branch per element would not).
-  auto scan = [&](auto exponent, auto magnitude) -> int64_t {
-    using Word = decltype(exponent);
-    auto word = [&](int64_t i) {
-      Word w;
-      std::memcpy(&w, bytes + sizeof(Word) * i, sizeof(Word));
-      return w;
-    };
-    for (int64_t start = 0; start < n; start += kBlock) {
-      int64_t end = std::min(n, start + kBlock);
-      Word largest = 0;
-      for (int64_t i = start; i < end; ++i)
-        largest = std::max<Word>(largest, word(i) & magnitude);
-      if (largest < exponent)
-        continue;
-      for (int64_t i = start; i < end; ++i)
-        if ((word(i) & exponent) == exponent)
-          return i;
-    }
-    return -1;
-  };
-  if (dtype == DType::F32)
-    return scan(uint32_t{0x7f800000u}, uint32_t{0x7fffffffu});
-  if (dtype == DType::BF16)
-    return scan(uint16_t{0x7f80u}, uint16_t{0x7fffu});
-  return -1;
 }
 
 } // namespace dat

@@ -10,6 +10,7 @@
 #include "dat/Runtime/ProgramABI.h"
 
 #include "dat/Support/BFloat16.h"
+#include "dat/Support/FiniteValues.h"
 
 #include <cmath>
 #include <cstdint>
@@ -175,7 +176,7 @@ void checkValues(const Slot &s, const void *data, const std::string &what,
   if (!allowNonFinite && s.kind == Slot::Input &&
       (s.dtype == dat::DType::F32 || s.dtype == dat::DType::BF16)) {
     // NaN/Inf inputs would come out as NaN outputs far from their cause.
-    int64_t k = dat::firstNonFinite(s.dtype, data, s.numElements());
+    int64_t k = dat::firstNonFiniteOnThreads(s.dtype, data, s.numElements());
     if (k >= 0) {
       float v = dat::floatValues(s.dtype,
                                  static_cast<const uint8_t *>(data) +

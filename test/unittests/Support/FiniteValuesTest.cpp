@@ -1,9 +1,10 @@
-//===- BFloat16Test.cpp - bf16 conversions and the finite-values scan -----===//
+//===- FiniteValuesTest.cpp - the scan for NaN and infinities ------------===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dat/Support/FiniteValues.h"
 #include "dat/Support/BFloat16.h"
 
 #include "gtest/gtest.h"
@@ -74,6 +75,24 @@ TEST(FirstNonFinite, BF16) {
   EXPECT_EQ(firstNonFinite(DType::BF16, v.data(), v.size()), -1);
   v[2099] = 0xffc1; // a NaN
   EXPECT_EQ(firstNonFinite(DType::BF16, v.data(), v.size()), 2099);
+}
+
+TEST(FirstNonFinite, OnThreadsTheFirstOfTheParts) {
+  // 40 Mi floats (160 MB): two parts on two threads, three on three.
+  std::vector<float> v(int64_t(40) << 20, 0.5f);
+  int64_t n = v.size();
+  for (unsigned threads : {1u, 2u, 3u}) {
+    EXPECT_EQ(firstNonFiniteOnThreads(DType::F32, v.data(), n, threads), -1);
+    v[n - 1] = std::numeric_limits<float>::infinity(); // in the last part
+    EXPECT_EQ(firstNonFiniteOnThreads(DType::F32, v.data(), n, threads), n - 1);
+    v[5] = std::numeric_limits<float>::quiet_NaN(); // the first part's wins
+    EXPECT_EQ(firstNonFiniteOnThreads(DType::F32, v.data(), n, threads), 5);
+    v[5] = v[n - 1] = 0.5f;
+  }
+  // Small inputs stay on the calling thread, and agree.
+  std::vector<float> small(100, 1.0f);
+  small[42] = -std::numeric_limits<float>::infinity();
+  EXPECT_EQ(firstNonFiniteOnThreads(DType::F32, small.data(), 100), 42);
 }
 
 TEST(FirstNonFinite, OtherDTypesHaveNone) {
