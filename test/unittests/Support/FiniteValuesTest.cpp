@@ -78,8 +78,9 @@ TEST(FirstNonFinite, BF16) {
 }
 
 TEST(FirstNonFinite, OnThreadsTheFirstOfTheParts) {
-  // 40 Mi floats (160 MB): two parts on two threads, three on three.
-  std::vector<float> v(int64_t(40) << 20, 0.5f);
+  // 48 Mi floats (192 MB), parts of at least 16 Mi: one part on one
+  // thread, two on two, three on three.
+  std::vector<float> v(int64_t(48) << 20, 0.5f);
   int64_t n = v.size();
   for (unsigned threads : {1u, 2u, 3u}) {
     EXPECT_EQ(firstNonFiniteOnThreads(DType::F32, v.data(), n, threads), -1);

@@ -257,6 +257,8 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
   return bytes;
 }
 
+} // namespace
+
 /// Bytes of a bf16 relational attention tile of `rows` query rows (0: the
 /// bound of `op`'s own), as the GPU lays its buffers out: the query and
 /// relation query tiles, and per key one row of keys, relation keys and
@@ -277,9 +279,9 @@ static std::optional<int64_t> staticBytes(ArrayRef<int64_t> shape,
 /// the row state and both accumulators, each with its normalized copy, are
 /// in shared memory too (K2's position-relative entry, d_model 512, 16
 /// rows: 544 KiB of global scratch per block before they were counted).
-std::optional<RelationalTileBytes> tileBytes(RelationalAttentionOp op,
-                                             int64_t rows,
-                                             bool relativeSymbolsAsProduct) {
+std::optional<RelationalTileBytes>
+relationalTileBytes(RelationalAttentionOp op, int64_t rows,
+                    bool relativeSymbolsAsProduct) {
   if (!op.getQueryType().getElementType().isBF16())
     return std::nullopt;
   SmallVector<int64_t> q = boundedShape(op.getQuery()),
@@ -354,8 +356,10 @@ std::optional<RelationalTileBytes> tileBytes(RelationalAttentionOp op,
   return RelationalTileBytes{*fixed + *rel, row, 0};
 }
 
+namespace {
+
 /// The keys per block of a bf16 relational attention tile whose buffers
-/// (tileBytes) must fit in `blockBytes`: halved down to 16.
+/// (relationalTileBytes) must fit in `blockBytes`: halved down to 16.
 static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
                                  int64_t blockBytes,
                                  bool relativeSymbolsAsProduct) {
@@ -363,7 +367,7 @@ static int64_t relationalKeyTile(RelationalAttentionOp op, int64_t keyTile,
     return keyTile;
   int64_t tile = keyTile;
   std::optional<RelationalTileBytes> bytes =
-      tileBytes(op, 0, relativeSymbolsAsProduct);
+      relationalTileBytes(op, 0, relativeSymbolsAsProduct);
   auto fits = [&](int64_t keys) {
     return !bytes ||
            bytes->fixed + keys * (bytes->perKey + bytes->perKeySymbols) <=
@@ -661,12 +665,6 @@ void populateFlashAttentionPatterns(RewritePatternSet &patterns,
   patterns.add<FlashAttention, FlashRelationalAttention, FlashHyperAttention>(
       patterns.getContext(), keyTile, blockBytes, wholeKeyBlocks,
       narrowValueNetwork, relativeSymbolsAsProduct);
-}
-
-std::optional<RelationalTileBytes>
-relationalTileBytes(RelationalAttentionOp op, int64_t rows,
-                    bool relativeSymbolsAsProduct) {
-  return tileBytes(op, rows, relativeSymbolsAsProduct);
 }
 
 } // namespace mlir::dat
