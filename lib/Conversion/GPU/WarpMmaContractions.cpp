@@ -361,7 +361,7 @@ LogicalResult buildWarpMmaContraction(RewriterBase &rewriter,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
-  WarpTile tile{*warpMmaDims(op), {}, {}};
+  WarpTile tile{*warpMmaDims(op), {}, DenseMap<unsigned, bool>()};
   unsigned m = tile.dims.m.front(), n = tile.dims.n.front(),
            k = tile.dims.k.front();
   SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);

@@ -876,7 +876,6 @@ void Builder::rewriteGeneric(linalg::GenericOp op) {
   } else {
     // The tile's result rows to global memory; rows and columns past the
     // view's end are not written.
-    auto type = cast<MemRefType>(out.get().getType());
     for (auto [j, tile] : llvm::enumerate(results)) {
       TileAccess access = tileAccess(out.get(), group, j, tiles);
       vector::TransferWriteOp::create(rw, at, tile, out.get(), access.indices,
