@@ -120,8 +120,8 @@ static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4)
-    return fprintf(stderr, "usage: %s M K N\n", argv[0]), 2;
+  if (argc != 4 && argc != 5)
+    return fprintf(stderr, "usage: %s M K N [ROWS_PER_TILE]\n", argv[0]), 2;
   M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
   if (M % 8 || K % KB || N % 32)
     return fprintf(stderr, "M %% 8, K %% 128, N %% 32 must be 0\n"), 2;
@@ -141,5 +141,10 @@ int main(int argc, char **argv) {
   bench(run_packA, 64, "packA");
   bench(run_packA12, 72, "packA12");
   bench(run_packA12, 96, "packA12");
+  if (argc == 5) { /* the row tile dat's rule picks for this M (a multiple of 8) */
+    int rt = atoi(argv[4]);
+    bench(run_dat, rt, "dat");
+    bench(run_packA, rt, "packA");
+  }
   return 0;
 }
