@@ -28,7 +28,7 @@ static int M, K, N;
 
 /* R rows × 32 lanes; a[i * lda + k] (lda = K) or packed a[k * R + i]. */
 #define DEFINE_TILE(NAME, R, AIDX)                                             \
-  static void NAME(const float *a, const float *b, float *c, int kb,          \
+  static void NAME(const float *a, const float *b, float *c, int kb,           \
                    int first) {                                                \
     __m512 acc[2 * R];                                                         \
     for (int i = 0; i < R; ++i) {                                              \
@@ -51,7 +51,7 @@ static int M, K, N;
     }                                                                          \
   }
 
-DEFINE_TILE(tile_rows, 8, i * K + k)
+DEFINE_TILE(tile_rows, 8, i *K + k)
 DEFINE_TILE(tile_packed8, 8, k * 8 + i)
 DEFINE_TILE(tile_packed12, 12, k * 12 + i)
 
@@ -71,7 +71,8 @@ static void pack(int r0, int rows, int k0, int R, float *scratch) {
   for (int rt = 0; rt < rows / R; ++rt)
     for (int k = 0; k < KB; ++k)
       for (int i = 0; i < R; ++i)
-        scratch[(rt * KB + k) * R + i] = X[(long)(r0 + rt * R + i) * K + k0 + k];
+        scratch[(rt * KB + k) * R + i] =
+            X[(long)(r0 + rt * R + i) * K + k0 + k];
 }
 
 static void run_packed(int r0, int rows, float *scratch, int R) {
@@ -89,7 +90,9 @@ static void run_packed(int r0, int rows, float *scratch, int R) {
       }
   }
 }
-static void run_packA(int r0, int rows, float *s) { run_packed(r0, rows, s, 8); }
+static void run_packA(int r0, int rows, float *s) {
+  run_packed(r0, rows, s, 8);
+}
 static void run_packA12(int r0, int rows, float *s) {
   run_packed(r0, rows, s, 12);
 }
@@ -141,7 +144,8 @@ int main(int argc, char **argv) {
   bench(run_packA, 64, "packA");
   bench(run_packA12, 72, "packA12");
   bench(run_packA12, 96, "packA12");
-  if (argc == 5) { /* the row tile dat's rule picks for this M (a multiple of 8) */
+  if (argc ==
+      5) { /* the row tile dat's rule picks for this M (a multiple of 8) */
     int rt = atoi(argv[4]);
     bench(run_dat, rt, "dat");
     bench(run_packA, rt, "packA");

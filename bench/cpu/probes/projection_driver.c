@@ -17,8 +17,11 @@ typedef struct {
 } Memref2;
 void _mlir_ciface_proj(Memref3 *result, Memref3 *x, Memref2 *w);
 
-int main(void) {
-  const int64_t m = 1024, k = 512, n = 512;
+int main(int argc, char **argv) {
+  // M K N as projection.sh compiled projection.mlir (default 1024 512 512).
+  const int64_t m = argc > 3 ? atoll(argv[1]) : 1024,
+                k = argc > 3 ? atoll(argv[2]) : 512,
+                n = argc > 3 ? atoll(argv[3]) : 512;
   float *x = aligned_alloc(64, 4 * m * k), *w = aligned_alloc(64, 4 * k * n);
   if (!x || !w)
     return 1;

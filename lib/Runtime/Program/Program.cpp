@@ -206,7 +206,7 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
     // after a bool or bf16 tensor): such a tensor is read from an aligned
     // copy, made afresh at every bind (and dropped once a packed copy of it
     // is made, below).
-    std::vector<uint8_t> &copy = packed->aligned[{file.path(), key}];
+    AlignedBytes &copy = packed->aligned[{file.path(), key}];
     const auto *bytes = static_cast<const uint8_t *>(data);
     copy.assign(bytes, bytes + s.numElements() * elt);
     data = copy.data();
@@ -216,7 +216,7 @@ void Call::bindChecked(size_t i, const dat::SafeTensorsFile &file,
   if (!s.permutation.empty()) {
     // Packed once, here: the program reads this weight transposed. Calls
     // that share their packing (forward and step) pack it once between them.
-    std::vector<uint8_t> &copy = packed->packed[{file.path(), key}];
+    AlignedBytes &copy = packed->packed[{file.path(), key}];
     if (copy.size() != s.numElements() * elt) {
       copy.assign(s.numElements() * elt, 0);
       transposeInto(copy.data(), static_cast<const uint8_t *>(data),

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,25 @@
 namespace datrt {
 
 extern const char *gProgram;
+
+/// Storage on 64-byte boundaries. The compiled code reads packed weights
+/// with 64-byte vector loads; from a plain std::vector (glibc's large
+/// blocks start 16 bytes past a page) every one of them spans two cache
+/// lines.
+template <typename T> struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(::operator new(n * sizeof(T), kAlignment));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, kAlignment); }
+  template <typename U> bool operator==(const CacheLineAllocator<U> &) const {
+    return true;
+  }
+};
+using AlignedBytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
 
 /// An error the runtime reports to its caller: the program's main prints it
 /// and exits 1; the C API (dat_program.h) returns it. Thrown only from host
@@ -129,8 +149,8 @@ private:
   /// key), aligned copies of tensors a file stores unaligned (by file and
   /// key), and the weights' copies where the program reads them.
   struct SharedWeights {
-    std::map<std::pair<std::string, std::string>, std::vector<uint8_t>> packed;
-    std::map<std::pair<std::string, std::string>, std::vector<uint8_t>> aligned;
+    std::map<std::pair<std::string, std::string>, AlignedBytes> packed;
+    std::map<std::pair<std::string, std::string>, AlignedBytes> aligned;
     ArgumentCopies copies;
   };
   std::shared_ptr<SharedWeights> packed;

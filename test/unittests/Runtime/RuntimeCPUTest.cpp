@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Program/MemoryStats.h"
+#include "Program/Program.h"
 #include "Program/ProgramMemory.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,18 @@ TEST(HostMemory, BlocksAreAlignedAndWritable) {
   EXPECT_TRUE(alignedTo(p, alignof(std::max_align_t)));
   _mlir_memref_to_llvm_free(p);
   _mlir_memref_to_llvm_free(nullptr);
+}
+
+TEST(HostMemory, PackedWeightStorageIsOnCacheLines) {
+  // The bind-time copies of weights (Program.h): a plain std::vector of a
+  // megabyte or more is a glibc mmap block, 16 bytes past a page.
+  for (size_t bytes : {1, 100, 4096, 1 << 20, 5 << 20}) {
+    datrt::AlignedBytes copy(bytes, 7);
+    EXPECT_TRUE(alignedTo(copy.data(), 64)) << bytes;
+    EXPECT_EQ(copy[bytes - 1], 7);
+    copy.assign(bytes + 64, 1); // reallocated: still aligned
+    EXPECT_TRUE(alignedTo(copy.data(), 64)) << bytes;
+  }
 }
 
 TEST(HostMemory, LiveAndPeakBytes) {
