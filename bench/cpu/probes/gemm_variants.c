@@ -14,13 +14,23 @@
    (packA's output is checked bitwise against dat's.)
 
    cc -O3 -march=native -fopenmp gemm_variants.c -o g && \
-     OMP_NUM_THREADS=2 ./g 1000 640 640
-   Needs AVX-512; M a multiple of 8, K of 128, N of 32. */
+     OMP_NUM_THREADS=2 ./g 1000 640 640 [ROWS_PER_TILE]
+   Needs AVX-512; M a multiple of 8, K of 128, N of 32.
+
+   Conditions, from the environment (session 59: why a program's
+   projections run slower than this kernel alone):
+     GEMM_COLD_MB=N     N MB written before each call (the caches cold, as
+                        after a program's other ops)
+     GEMM_W_OFFSET=F    the weight F floats past a cache line
+     GEMM_HUGEPAGES=1   madvise(MADV_HUGEPAGE) on x, W and y
+     GEMM_PREFETCH=1|2  dat's order prefetches the next reduction block of
+                        its 8 rows during the first panel (1) or every one */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define KB 128
 
@@ -55,6 +65,36 @@ DEFINE_TILE(tile_rows, 8, i *K + k)
 DEFINE_TILE(tile_packed8, 8, k * 8 + i)
 DEFINE_TILE(tile_packed12, 12, k * 12 + i)
 
+static int Prefetch;
+
+/* tile_rows with the next reduction block of its 8 rows prefetched: one
+   line every other step (8 rows × 8 lines over 128 steps). */
+static void tile_rows_prefetch(const float *a, const float *b, float *c, int kb,
+                               int first) {
+  __m512 acc[16];
+  for (int i = 0; i < 8; ++i) {
+    acc[2 * i] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + i * N);
+    acc[2 * i + 1] =
+        first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + i * N + 16);
+  }
+  for (int k = 0; k < kb; ++k) {
+    if ((k & 1) == 0)
+      _mm_prefetch((const char *)(a + (k >> 4) * K + KB + ((k >> 1) & 7) * 16),
+                   _MM_HINT_T0);
+    __m512 b0 = _mm512_loadu_ps(b + k * 32),
+           b1 = _mm512_loadu_ps(b + k * 32 + 16);
+    for (int i = 0; i < 8; ++i) {
+      __m512 x = _mm512_set1_ps(a[i * K + k]);
+      acc[2 * i] = _mm512_fmadd_ps(x, b0, acc[2 * i]);
+      acc[2 * i + 1] = _mm512_fmadd_ps(x, b1, acc[2 * i + 1]);
+    }
+  }
+  for (int i = 0; i < 8; ++i) {
+    _mm512_storeu_ps(c + i * N, acc[2 * i]);
+    _mm512_storeu_ps(c + i * N + 16, acc[2 * i + 1]);
+  }
+}
+
 static const float *X, *W;
 static float *Y;
 
@@ -63,8 +103,11 @@ static void run_dat(int r0, int rows, float *scratch) {
   for (int k0 = 0; k0 < K; k0 += KB)
     for (int p = 0; p < N / 32; ++p)
       for (int rt = 0; rt < rows / 8; ++rt)
-        tile_rows(X + (long)(r0 + rt * 8) * K + k0, W + ((long)p * K + k0) * 32,
-                  Y + (long)(r0 + rt * 8) * N + p * 32, KB, k0 == 0);
+        (Prefetch && (p == 0 || Prefetch == 2) && k0 + KB < K
+             ? tile_rows_prefetch
+             : tile_rows)(X + (long)(r0 + rt * 8) * K + k0,
+                          W + ((long)p * K + k0) * 32,
+                          Y + (long)(r0 + rt * 8) * N + p * 32, KB, k0 == 0);
 }
 
 static void pack(int r0, int rows, int k0, int R, float *scratch) {
@@ -99,7 +142,15 @@ static void run_packA12(int r0, int rows, float *s) {
 
 static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
   double best = 1e9;
+  static char *junk;
+  static long junkBytes = -1;
+  if (junkBytes < 0) {
+    junkBytes = getenv("GEMM_COLD_MB") ? atol(getenv("GEMM_COLD_MB")) << 20 : 0;
+    junk = junkBytes ? malloc(junkBytes) : NULL;
+  }
   for (int rep = 0; rep < 30; ++rep) {
+    for (long i = 0; i < junkBytes; i += 64)
+      junk[i] = (char)rep;
     double t0 = omp_get_wtime();
     int tiles = M / rt, rest = M % rt;
 #pragma omp parallel
@@ -128,8 +179,21 @@ int main(int argc, char **argv) {
   M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
   if (M % 8 || K % KB || N % 32)
     return fprintf(stderr, "M %% 8, K %% 128, N %% 32 must be 0\n"), 2;
-  float *x = aligned_alloc(64, 4L * M * K), *w = aligned_alloc(64, 4L * K * N),
-        *y = aligned_alloc(64, 4L * M * N), *ref = malloc(4L * M * N);
+  /* 2 MiB-aligned blocks, whole huge pages where GEMM_HUGEPAGES asks. */
+  const long page = 2L << 20;
+  long offset = getenv("GEMM_W_OFFSET") ? atol(getenv("GEMM_W_OFFSET")) : 0;
+  size_t bx = (4L * M * K + page - 1) / page * page,
+         bw = (4L * (K * N + offset) + page - 1) / page * page,
+         by = (4L * M * N + page - 1) / page * page;
+  float *x = aligned_alloc(page, bx), *w0 = aligned_alloc(page, bw),
+        *y = aligned_alloc(page, by), *ref = malloc(4L * M * N);
+  float *w = w0 + offset;
+  if (getenv("GEMM_HUGEPAGES")) {
+    madvise(x, bx, MADV_HUGEPAGE);
+    madvise(w0, bw, MADV_HUGEPAGE);
+    madvise(y, by, MADV_HUGEPAGE);
+  }
+  Prefetch = getenv("GEMM_PREFETCH") ? atoi(getenv("GEMM_PREFETCH")) : 0;
   for (long i = 0; i < (long)M * K; ++i)
     x[i] = (i % 7) * 0.1f - 0.3f;
   for (long i = 0; i < (long)K * N; ++i)
