@@ -63,6 +63,26 @@ def main(directory):
     report("step", err <= 1e-4, "%d steps, max relative error %.2g against the "
            "forward pass" % (tokens.shape[1], err))
 
+    # What a call costs with the results' host copies page-locked (the
+    # default) and pageable (DAT_PINNED_RESULTS=0, read when a copy is
+    # made; a fresh model releases the old copies). Reported, not checked.
+    import time
+    costs = {}
+    for pinned in ("1", "0"):
+        os.environ["DAT_PINNED_RESULTS"] = pinned
+        timed = dat.load(directory)
+        timed(idx=tokens)
+        start = time.perf_counter()
+        for _ in range(20):
+            timed(idx=tokens)
+        costs[pinned] = (time.perf_counter() - start) / 20 * 1e3
+        del timed
+    del os.environ["DAT_PINNED_RESULTS"]
+    print("python-cuda call: %.3f ms with page-locked result copies, %.3f ms "
+          "with pageable ones (%s logits, %.1f MB)" % (
+              costs["1"], costs["0"], "x".join(map(str, got.shape)),
+              got.nbytes / 1e6))
+
     m.reset()
     prompt = tokens[:, :8]
     out = np.asarray(m.generate(prompt, 8))

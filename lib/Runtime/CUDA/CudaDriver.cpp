@@ -89,6 +89,8 @@ static Driver load() {
   resolve(lib, d.cuMemAllocManaged, "cuMemAllocManaged");
   resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2");
   resolve(lib, d.cuMemFree, "cuMemFree_v2");
+  resolve(lib, d.cuMemAllocHost, "cuMemAllocHost_v2");
+  resolve(lib, d.cuMemFreeHost, "cuMemFreeHost");
   resolve(lib, d.cuMemcpy, "cuMemcpy");
   resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync");
   resolve(lib, d.cuMemsetD32Async, "cuMemsetD32Async");

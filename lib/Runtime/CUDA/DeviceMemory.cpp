@@ -49,6 +49,46 @@ static std::optional<bool> driverMemory(const void *p) {
 
 static bool isManaged(const void *p) { return driverMemory(p).value_or(false); }
 
+namespace {
+/// The host copy of a result in device memory, one per device buffer (the
+/// runtime reuses those from call to call, so these are few). Page-locked
+/// where the driver grants it: a copy from device memory into pageable
+/// memory goes through the driver's own staging buffers, at a fraction of
+/// the bus's rate; into page-locked memory it is one DMA.
+/// DAT_PINNED_RESULTS=0 keeps them pageable (to measure the difference).
+struct HostCopy {
+  void *data = nullptr;
+  size_t bytes = 0;
+  bool pinned = false;
+};
+
+std::map<const void *, HostCopy> &hostCopies() {
+  static std::map<const void *, HostCopy> copies;
+  return copies;
+}
+
+/// Read whenever a copy is made (once per buffer), so that one process can
+/// measure both (scripts/gpu-python-smoke.py).
+bool pinResults() {
+  const char *v = std::getenv("DAT_PINNED_RESULTS");
+  return !v || std::strcmp(v, "0") != 0;
+}
+
+void freeHostCopy(HostCopy &copy) {
+  if (copy.pinned)
+    cuda::check(cuda::driver().cuMemFreeHost(copy.data), "cuMemFreeHost");
+  else
+    std::free(copy.data);
+  copy = {};
+}
+
+void releaseHostCopies() {
+  for (auto &[buffer, copy] : hostCopies())
+    freeHostCopy(copy);
+  hostCopies().clear();
+}
+} // namespace
+
 ArgumentCopies::~ArgumentCopies() {
   for (auto &[key, copy] : byKey)
     if (copy.data) {
@@ -114,18 +154,34 @@ void freeProgramBuffer(void *buffer) {
 void releaseCachedBuffers() {
   cuda::releaseCublas();
   cuda::releaseFreeBlocks();
+  releaseHostCopies();
 }
 
 const void *hostView(const void *allocated, const void *buffer, size_t bytes) {
   if (!cuda::isDeviceBlock(allocated))
     return buffer; // managed or host memory: the host reads it directly
-  // Device memory: a host copy, one per buffer, refreshed on every view,
-  // once the program's stream (its kernels and copies) has finished.
-  static std::map<const void *, std::vector<uint8_t>> copies;
-  std::vector<uint8_t> &copy = copies[buffer];
-  copy.resize(bytes);
-  mgpuMemcpy(copy.data(), const_cast<void *>(buffer), bytes, nullptr);
-  return copy.data(); // (a copy to host memory waits for the stream)
+  // Device memory: the host copy, refreshed on every view, once the
+  // program's stream (its kernels and copies) has finished.
+  HostCopy &copy = hostCopies()[buffer];
+  if (copy.bytes < bytes || !copy.data) {
+    freeHostCopy(copy);
+    void *p = nullptr;
+    // Refused (the system's page-locked memory is limited): pageable.
+    if (pinResults() &&
+        cuda::driver().cuMemAllocHost(&p, bytes ? bytes : 1) == 0)
+      copy = {p, bytes, true};
+    else if ((p = std::malloc(bytes ? bytes : 1)))
+      copy = {p, bytes, false};
+    else
+      throw Failure("out of host memory for a copy of a " +
+                    std::to_string(bytes) + "-byte result");
+  }
+  mgpuMemcpy(copy.data, const_cast<void *>(buffer), bytes, nullptr);
+  // A copy into pageable memory waits for the stream (mgpuMemcpy); one into
+  // page-locked memory is the driver's, so it returns at once: wait here.
+  if (copy.pinned)
+    cuda::synchronize("a result's copy to page-locked host memory");
+  return copy.data;
 }
 
 } // namespace datrt

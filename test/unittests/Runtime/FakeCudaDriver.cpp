@@ -7,7 +7,8 @@
 // malloc'ed 64 bytes past the block's start, so that std::free on it — a
 // device pointer taken for a host one — is an invalid free. Test controls
 // (fake_cuda_*) inject errors and report which stream a copy used and how
-// many copies, managed allocations and synchronizations there were.
+// many copies, managed and page-locked allocations and synchronizations
+// there were.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,12 @@ std::map<uint64_t, Block> &blocks() {
   static std::map<uint64_t, Block> b;
   return b;
 }
+// Page-locked host memory (cuMemAllocHost) by address, its bytes.
+std::map<uint64_t, size_t> &pinned() {
+  static std::map<uint64_t, size_t> p;
+  return p;
+}
+int refusePinned = 0;
 int syncError = 0, pointerError = 0;
 void *lastCopyStream = nullptr;
 int copies = 0, managedAllocations = 0, syncs = 0;
@@ -50,6 +57,8 @@ int fake_cuda_managed_allocations() { return managedAllocations; }
 int fake_cuda_syncs() { return syncs; }
 int fake_cuda_live_blocks() { return static_cast<int>(blocks().size()); }
 void fake_cuda_set_memory_limit(size_t bytes) { memoryLimit = bytes; }
+void fake_cuda_refuse_pinned(int refuse) { refusePinned = refuse; }
+int fake_cuda_live_pinned() { return static_cast<int>(pinned().size()); }
 
 int cuInit(unsigned) { return 0; }
 int cuDeviceGet(int *d, int) {
@@ -121,6 +130,19 @@ int cuMemFree_v2(uint64_t p) {
   blocks().erase(it);
   return 0;
 }
+int cuMemAllocHost_v2(void **p, size_t bytes) {
+  if (refusePinned)
+    return 2; // CUDA_ERROR_OUT_OF_MEMORY
+  *p = std::malloc(bytes);
+  pinned()[reinterpret_cast<uint64_t>(*p)] = bytes;
+  return 0;
+}
+int cuMemFreeHost(void *p) {
+  if (!pinned().erase(reinterpret_cast<uint64_t>(p)))
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  std::free(p);
+  return 0;
+}
 int cuMemcpy(uint64_t dst, uint64_t src, size_t bytes) {
   std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src),
               bytes);
@@ -145,8 +167,13 @@ int cuPointerGetAttributes(unsigned n, int *attributes, void **data,
   if (pointerError)
     return pointerError;
   auto it = blocks().find(p);
+  bool hostPinned = pinned().count(p);
   for (unsigned i = 0; i < n; ++i) {
     unsigned value = 0;
+    if (hostPinned && attributes[i] == 2 /*MEMORY_TYPE*/)
+      value = 1; // HOST
+    else if (hostPinned && attributes[i] != 8 /*IS_MANAGED*/)
+      return 1;
     if (it != blocks().end() && attributes[i] == 2 /*MEMORY_TYPE*/)
       value = it->second.managed ? 4 /*UNIFIED*/ : 2 /*DEVICE*/;
     else if (it != blocks().end() && attributes[i] == 8 /*IS_MANAGED*/)

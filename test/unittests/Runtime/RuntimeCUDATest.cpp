@@ -40,6 +40,8 @@ int fake_cuda_managed_allocations();
 int fake_cuda_syncs();
 int fake_cuda_live_blocks();
 void fake_cuda_set_memory_limit(size_t bytes);
+void fake_cuda_refuse_pinned(int refuse);
+int fake_cuda_live_pinned();
 void *mgpuModuleLoad(void *data, int64_t size);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
@@ -314,6 +316,44 @@ TEST(DeviceMemory, ResultsAreReadOnceTheStreamIsDone) {
   EXPECT_EQ(fake_cuda_last_copy_stream(), mgpuStreamCreate());
   EXPECT_EQ(fake_cuda_syncs(), syncs + 1);
   mgpuMemFree(p, nullptr);
+}
+
+TEST(DeviceMemory, ResultCopiesArePageLockedAndKept) {
+  // A result's host copy is page-locked memory, made once per device
+  // buffer; the copy into it returns at once on a real driver, so the view
+  // waits for the stream itself.
+  datrt::releaseCachedBuffers();
+  auto *p = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  p[3] = 4.5f;
+  int syncs = fake_cuda_syncs();
+  const void *first = datrt::hostView(p, p, 64);
+  EXPECT_EQ(fake_cuda_live_pinned(), 1);
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 1);
+  p[3] = 5.5f; // the next call's result, in the same buffer
+  const auto *again = static_cast<const float *>(datrt::hostView(p, p, 64));
+  EXPECT_EQ(static_cast<const void *>(again), first);
+  EXPECT_EQ(again[3], 5.5f);
+  EXPECT_EQ(fake_cuda_live_pinned(), 1);
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 2);
+  // Destroying the program gives them back.
+  mgpuMemFree(p, nullptr);
+  datrt::releaseCachedBuffers();
+  EXPECT_EQ(fake_cuda_live_pinned(), 0);
+}
+
+TEST(DeviceMemory, RefusedPageLockedMemoryFallsBackToPageable) {
+  datrt::releaseCachedBuffers();
+  fake_cuda_refuse_pinned(1);
+  auto *p = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  p[0] = 2.0f;
+  int syncs = fake_cuda_syncs();
+  const auto *view = static_cast<const float *>(datrt::hostView(p, p, 64));
+  EXPECT_EQ(view[0], 2.0f);
+  EXPECT_EQ(fake_cuda_live_pinned(), 0);
+  EXPECT_EQ(fake_cuda_syncs(), syncs + 1); // mgpuMemcpy's, to host memory
+  fake_cuda_refuse_pinned(0);
+  mgpuMemFree(p, nullptr);
+  datrt::releaseCachedBuffers();
 }
 
 TEST(MgpuRuntime, CopiesAndFillsRunOnTheKernelsStream) {
