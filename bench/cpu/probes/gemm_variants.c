@@ -8,6 +8,8 @@
               broadcasts read from x's rows (K apart)
      packA    the same, each 8-row × 128 block of x first copied k-major
               ([128][8]), so the broadcasts of a step are one cache line
+     datcols  dat's order, the threads splitting the panels (columns)
+              instead of the rows (only with ROWS_PER_TILE)
      packA12  packA with 12 × 32 register tiles, thread tiles of 72 or 96
               rows; timing only: the partial last tile's rows past its
               last whole 12 are skipped and its output is not checked
@@ -110,6 +112,16 @@ static void run_dat(int r0, int rows, float *scratch) {
                           Y + (long)(r0 + rt * 8) * N + p * 32, KB, k0 == 0);
 }
 
+/* dat's order over panels [p0, p1) only: the threads split the columns,
+   so that each keeps its share of W in its L2 (datcols). */
+static void run_dat_panels(int r0, int rows, int p0, int p1) {
+  for (int k0 = 0; k0 < K; k0 += KB)
+    for (int p = p0; p < p1; ++p)
+      for (int rt = 0; rt < rows / 8; ++rt)
+        tile_rows(X + (long)(r0 + rt * 8) * K + k0, W + ((long)p * K + k0) * 32,
+                  Y + (long)(r0 + rt * 8) * N + p * 32, KB, k0 == 0);
+}
+
 static void pack(int r0, int rows, int k0, int R, float *scratch) {
   for (int rt = 0; rt < rows / R; ++rt)
     for (int k = 0; k < KB; ++k)
@@ -140,17 +152,22 @@ static void run_packA12(int r0, int rows, float *s) {
   run_packed(r0, rows, s, 12);
 }
 
-static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
-  double best = 1e9;
+/* GEMM_COLD_MB: that many MB written before each call. */
+static void junkCaches(int rep) {
   static char *junk;
   static long junkBytes = -1;
   if (junkBytes < 0) {
     junkBytes = getenv("GEMM_COLD_MB") ? atol(getenv("GEMM_COLD_MB")) << 20 : 0;
     junk = junkBytes ? malloc(junkBytes) : NULL;
   }
+  for (long i = 0; i < junkBytes; i += 64)
+    junk[i] = (char)rep;
+}
+
+static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
+  double best = 1e9;
   for (int rep = 0; rep < 30; ++rep) {
-    for (long i = 0; i < junkBytes; i += 64)
-      junk[i] = (char)rep;
+    junkCaches(rep);
     double t0 = omp_get_wtime();
     int tiles = M / rt, rest = M % rt;
 #pragma omp parallel
@@ -170,6 +187,33 @@ static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
   }
   printf("%-8s rows/tile %3d: %7.3f ms, %6.1f GFLOP/s on %d threads\n", name,
          rt, best * 1e3, 2.0 * M * N * K / best / 1e9, omp_get_max_threads());
+  return best;
+}
+
+static void junkCaches(int rep);
+
+/* datcols: each thread all rows, in tiles of rt, over its half of the
+   panels. */
+static double benchColumns(int rt) {
+  double best = 1e9;
+  for (int rep = 0; rep < 30; ++rep) {
+    junkCaches(rep);
+    double t0 = omp_get_wtime();
+#pragma omp parallel
+    {
+      int t = omp_get_thread_num(), threads = omp_get_num_threads();
+      int panels = N / 32, p0 = panels * t / threads,
+          p1 = panels * (t + 1) / threads;
+      for (int r0 = 0; r0 < M; r0 += rt)
+        run_dat_panels(r0, r0 + rt <= M ? rt : M - r0, p0, p1);
+    }
+    double t = omp_get_wtime() - t0;
+    if (t < best)
+      best = t;
+  }
+  printf("%-8s rows/tile %3d: %7.3f ms, %6.1f GFLOP/s on %d threads\n",
+         "datcols", rt, best * 1e3, 2.0 * M * N * K / best / 1e9,
+         omp_get_max_threads());
   return best;
 }
 
@@ -213,6 +257,11 @@ int main(int argc, char **argv) {
     int rt = atoi(argv[4]);
     bench(run_dat, rt, "dat");
     bench(run_packA, rt, "packA");
+    if (memcmp(ref, y, 4L * M * N))
+      printf("packA differs from dat\n");
+    benchColumns(rt);
+    if (memcmp(ref, y, 4L * M * N))
+      printf("datcols differs from dat\n");
   }
   return 0;
 }
