@@ -11,32 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tile_8x32.h"
+
 #define M 1024
 #define K 512
 #define N 512
 #define KB 128
 #define RT 64
-
-static void tile(const float *a, const float *b, float *c, int kb) {
-  __m512 acc[16];
-  for (int i = 0; i < 8; ++i) {
-    acc[2 * i] = _mm512_loadu_ps(c + i * N);
-    acc[2 * i + 1] = _mm512_loadu_ps(c + i * N + 16);
-  }
-  for (int k = 0; k < kb; ++k) {
-    __m512 b0 = _mm512_loadu_ps(b + k * 32),
-           b1 = _mm512_loadu_ps(b + k * 32 + 16);
-    for (int i = 0; i < 8; ++i) {
-      __m512 x = _mm512_set1_ps(a[i * K + k]);
-      acc[2 * i] = _mm512_fmadd_ps(x, b0, acc[2 * i]);
-      acc[2 * i + 1] = _mm512_fmadd_ps(x, b1, acc[2 * i + 1]);
-    }
-  }
-  for (int i = 0; i < 8; ++i) {
-    _mm512_storeu_ps(c + i * N, acc[2 * i]);
-    _mm512_storeu_ps(c + i * N + 16, acc[2 * i + 1]);
-  }
-}
 
 int main(void) {
   float *x = aligned_alloc(64, 4L * M * K), *w = aligned_alloc(64, 4L * K * N),
@@ -56,8 +37,9 @@ int main(void) {
       for (int k0 = 0; k0 < K; k0 += KB)
         for (int p = 0; p < N / 32; ++p)
           for (int rt = 0; rt < RT / 8; ++rt)
-            tile(x + (long)(r0 + rt * 8) * K + k0, w + ((long)p * K + k0) * 32,
-                 y + (long)(r0 + rt * 8) * N + p * 32, KB);
+            tile_8x32(x + (long)(r0 + rt * 8) * K + k0, K,
+                      w + ((long)p * K + k0) * 32, 32,
+                      y + (long)(r0 + rt * 8) * N + p * 32, N, KB, 1);
     }
     double t = omp_get_wtime() - t0;
     if (t < best)

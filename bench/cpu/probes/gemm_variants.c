@@ -38,8 +38,9 @@
 
 static int M, K, N;
 
-/* R rows × 32 lanes; a[i * lda + k] (lda = K) or packed a[k * R + i]. */
-#define DEFINE_TILE(NAME, R, AIDX)                                             \
+/* R rows × 32 lanes; a[i * lda + k] (lda = K) or packed a[k * R + i];
+   STEP runs at each step k, before its loads. */
+#define DEFINE_TILE(NAME, R, AIDX, STEP)                                       \
   static void NAME(const float *a, const float *b, float *c, int kb,           \
                    int first) {                                                \
     __m512 acc[2 * R];                                                         \
@@ -49,6 +50,7 @@ static int M, K, N;
           first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + i * N + 16);       \
     }                                                                          \
     for (int k = 0; k < kb; ++k) {                                             \
+      STEP;                                                                    \
       __m512 b0 = _mm512_loadu_ps(b + k * 32),                                 \
              b1 = _mm512_loadu_ps(b + k * 32 + 16);                            \
       for (int i = 0; i < R; ++i) {                                            \
@@ -63,39 +65,19 @@ static int M, K, N;
     }                                                                          \
   }
 
-DEFINE_TILE(tile_rows, 8, i *K + k)
-DEFINE_TILE(tile_packed8, 8, k * 8 + i)
-DEFINE_TILE(tile_packed12, 12, k * 12 + i)
+DEFINE_TILE(tile_rows, 8, i *K + k, (void)0)
+DEFINE_TILE(tile_packed8, 8, k * 8 + i, (void)0)
+DEFINE_TILE(tile_packed12, 12, k * 12 + i, (void)0)
 
 static int Prefetch;
 
 /* tile_rows with the next reduction block of its 8 rows prefetched: one
    line every other step (8 rows × 8 lines over 128 steps). */
-static void tile_rows_prefetch(const float *a, const float *b, float *c, int kb,
-                               int first) {
-  __m512 acc[16];
-  for (int i = 0; i < 8; ++i) {
-    acc[2 * i] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + i * N);
-    acc[2 * i + 1] =
-        first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + i * N + 16);
-  }
-  for (int k = 0; k < kb; ++k) {
-    if ((k & 1) == 0)
-      _mm_prefetch((const char *)(a + (k >> 4) * K + KB + ((k >> 1) & 7) * 16),
-                   _MM_HINT_T0);
-    __m512 b0 = _mm512_loadu_ps(b + k * 32),
-           b1 = _mm512_loadu_ps(b + k * 32 + 16);
-    for (int i = 0; i < 8; ++i) {
-      __m512 x = _mm512_set1_ps(a[i * K + k]);
-      acc[2 * i] = _mm512_fmadd_ps(x, b0, acc[2 * i]);
-      acc[2 * i + 1] = _mm512_fmadd_ps(x, b1, acc[2 * i + 1]);
-    }
-  }
-  for (int i = 0; i < 8; ++i) {
-    _mm512_storeu_ps(c + i * N, acc[2 * i]);
-    _mm512_storeu_ps(c + i * N + 16, acc[2 * i + 1]);
-  }
-}
+DEFINE_TILE(tile_rows_prefetch, 8, i *K + k,
+            if ((k & 1) == 0)
+                _mm_prefetch((const char *)(a + (k >> 4) * K + KB +
+                                            ((k >> 1) & 7) * 16),
+                             _MM_HINT_T0))
 
 static const float *X, *W;
 static float *Y;

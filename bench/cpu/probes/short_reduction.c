@@ -13,26 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int KR;
+#include "tile_8x32.h"
 
-static void tile(const float *q, const float *k, float *s) {
-  __m512 acc[16];
-  for (int i = 0; i < 16; ++i)
-    acc[i] = _mm512_setzero_ps();
-  for (int j = 0; j < KR; ++j) {
-    __m512 b0 = _mm512_loadu_ps(k + j * 64),
-           b1 = _mm512_loadu_ps(k + j * 64 + 16);
-    for (int i = 0; i < 8; ++i) {
-      __m512 x = _mm512_set1_ps(q[i * KR + j]);
-      acc[2 * i] = _mm512_fmadd_ps(x, b0, acc[2 * i]);
-      acc[2 * i + 1] = _mm512_fmadd_ps(x, b1, acc[2 * i + 1]);
-    }
-  }
-  for (int i = 0; i < 8; ++i) {
-    _mm512_storeu_ps(s + i * 64, acc[2 * i]);
-    _mm512_storeu_ps(s + i * 64 + 16, acc[2 * i + 1]);
-  }
-}
+static int KR;
 
 int main(int argc, char **argv) {
   if (argc < 2)
@@ -53,7 +36,8 @@ int main(int argc, char **argv) {
     for (long n = 0; n < reps; ++n)
       for (int rt = 0; rt < rows / 8; ++rt)
         for (int c = 0; c < 2; ++c)
-          tile(q + rt * 8 * KR, k + c * 32, s + rt * 8 * 64 + c * 32);
+          tile_8x32(q + rt * 8 * KR, KR, k + c * 32, 64,
+                    s + rt * 8 * 64 + c * 32, 64, KR, 0);
     double t = omp_get_wtime() - t0;
     if (t < best)
       best = t;
