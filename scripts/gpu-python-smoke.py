@@ -18,6 +18,7 @@ and exits non-zero if one fails.
 """
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -66,7 +67,6 @@ def main(directory):
     # What a call costs with the results' host copies page-locked (the
     # default) and pageable (DAT_PINNED_RESULTS=0, read when a copy is
     # made; a fresh model releases the old copies). Reported, not checked.
-    import time
     costs = {}
     for pinned in ("1", "0"):
         os.environ["DAT_PINNED_RESULTS"] = pinned

@@ -1,5 +1,4 @@
-//===- ProgramCallTest.cpp - a call's results copied out
-//-------------------===//
+//===- ProgramCallTest.cpp - a call's results copied out ------------------===//
 //
 // Part of the dat project: a compiler for relational-attention models.
 //
