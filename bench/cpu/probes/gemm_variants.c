@@ -154,7 +154,8 @@ static double bench(void (*fn)(int, int, float *), int rt, const char *name) {
     int tiles = M / rt, rest = M % rt;
 #pragma omp parallel
     {
-      float *scratch = aligned_alloc(64, 4L * 128 * KB);
+      /* packA copies a tile's rows of each reduction block */
+      float *scratch = aligned_alloc(64, 4L * (rt > 128 ? rt : 128) * KB);
 #pragma omp for schedule(static)
       for (int t = 0; t < tiles; ++t)
         fn(t * rt, rt, scratch);
