@@ -7,10 +7,14 @@
 // entry function returns views of a host buffer with the strides a program
 // may give (row-major, transposed, padded rows, unit dimensions with any
 // stride); each copy is checked against the view read an element at a time.
+// Another receives a weight the call packed at bind time, from a
+// safetensors file: transposed, and on a cache line.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program/Program.h"
+
+#include "dat/Support/SafeTensors.h"
 
 #include <gtest/gtest.h>
 
@@ -103,6 +107,42 @@ TEST(ProgramCall, StridedResultsCopyByElementOrRow) {
 TEST(ProgramCall, UnitDimensionsTakeAnyStride) {
   checkView(1, {1, 3, 1, 2}, {999, 2, 777, 1}, 7);
   checkView(0, {3, 1}, {1, 5}, 3);
+}
+
+// What the compiled code received as its one argument's data.
+const float *gBound = nullptr;
+void receive(void **args) {
+  gBound = reinterpret_cast<const float *>(static_cast<int64_t *>(args[0])[1]);
+}
+
+TEST(ProgramCall, PackedWeightsAreTransposedOntoACacheLine) {
+  // A [256, 192] weight the program reads as [192, 256]; a file puts it
+  // wherever its header ends (safetensors does not align), and glibc gives
+  // a plain std::vector of its 192 KiB an mmap block, 16 bytes past a page.
+  std::vector<float> w(256 * 192);
+  std::iota(w.begin(), w.end(), 0.0f);
+  std::string path = ::testing::TempDir() + "/packed-weight.safetensors", error;
+  ASSERT_TRUE(dat::writeSafeTensors(
+      path, {{"w", dat::DType::F32, {256, 192}, w.data()}}, {}, error))
+      << error;
+  std::unique_ptr<dat::SafeTensorsFile> file =
+      dat::SafeTensorsFile::open(path, error);
+  ASSERT_TRUE(file) << error;
+  dat::json::Value section;
+  ASSERT_TRUE(dat::json::parse(
+      R"({"args": [{"name": "w", "kind": "weight", "dtype": "f32",
+                    "shape": [192, 256], "permutation": [1, 0]}],
+          "results": []})",
+      section, error))
+      << error;
+  datrt::Call call(section, receive);
+  call.bindWeights(*file);
+  call.run();
+  ASSERT_NE(gBound, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(gBound) % 64, 0u);
+  for (int i = 0; i < 192; ++i)
+    for (int j = 0; j < 256; ++j)
+      ASSERT_EQ(gBound[i * 256 + j], w[j * 192 + i]) << i << " " << j;
 }
 
 } // namespace
